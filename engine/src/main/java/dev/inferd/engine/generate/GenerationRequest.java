@@ -1,0 +1,26 @@
+package dev.inferd.engine.generate;
+
+import java.util.List;
+
+/**
+ * One request to generate {@code n} independent continuations of the same prompt.
+ *
+ * @param prompt prompt token ids, BOS included where the model wants one
+ * @param n number of choices
+ * @param maxTokens upper bound on generated tokens per choice; generation also ends at the context limit
+ * @param stop stop strings; the matched stop string never appears in the output
+ * @param logprobs -1 for no log-probabilities, otherwise the number of top alternatives per token (0..20)
+ */
+public record GenerationRequest(int[] prompt, int n, int maxTokens, List<String> stop,
+                                SamplingParams sampling, int logprobs) {
+
+    public GenerationRequest {
+        stop = stop == null ? List.of() : List.copyOf(stop);
+        if (n < 1) throw new IllegalArgumentException("n must be at least 1");
+        if (maxTokens < 0) throw new IllegalArgumentException("maxTokens must not be negative");
+    }
+
+    public boolean wantsLogprobs() {
+        return logprobs >= 0;
+    }
+}

@@ -1,0 +1,28 @@
+package dev.inferd.engine.generate;
+
+import java.util.List;
+
+/**
+ * A loaded language model as the server uses it: prompts in, streamed text out. Implementations
+ * are thread-safe; concurrent {@link #generate} calls may be queued or batched.
+ */
+public interface TextGenerator extends AutoCloseable {
+
+    ModelDescription description();
+
+    /** The conversation rendered with the model's chat template (generation prompt added) and tokenized. */
+    int[] chatPrompt(List<ChatMessage> messages);
+
+    /** A raw text prompt tokenized as a legacy completion prompt (BOS added where the model wants it). */
+    int[] textPrompt(String prompt);
+
+    /**
+     * Runs the request to completion, or until {@link GenerationListener#isCancelled()} says stop.
+     * The prompt plus at least one generated token must fit the context; callers check first.
+     */
+    GenerationResult generate(GenerationRequest request, GenerationListener listener);
+
+    @Override
+    default void close() {
+    }
+}

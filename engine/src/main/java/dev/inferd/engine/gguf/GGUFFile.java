@@ -1,0 +1,252 @@
+package dev.inferd.engine.gguf;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A GGUF (v2 or v3) file, memory-mapped. Metadata is parsed eagerly; tensor data stays in the
+ * mapping and {@link #tensorData} hands out views over it, so a model is never copied into the heap.
+ *
+ * <p>Metadata values are normalised to: {@code Integer} (u8, i8, u16, i16, i32), {@code Long} (u32,
+ * i64, u64), {@code Float}, {@code Double}, {@code Boolean}, {@code String}, and for arrays
+ * {@code byte[]} (u8/i8), {@code short[]}, {@code int[]} (i32/u32), {@code long[]}, {@code float[]},
+ * {@code double[]}, {@code boolean[]}, {@code String[]}, or {@code Object[]} for arrays of arrays.
+ */
+public final class GGUFFile implements AutoCloseable {
+    public static final int MAGIC = 0x46554747; // "GGUF" little-endian
+    public static final int DEFAULT_ALIGNMENT = 32;
+
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+
+    private final Path path;
+    private final Arena arena;
+    private final MemorySegment file;
+    private final int version;
+    private final Map<String, Object> metadata;
+    private final Map<String, TensorInfo> tensors;
+    private final long dataOffset;
+
+    private long pos; // parse cursor, used only while opening
+
+    private GGUFFile(Path path, Arena arena, MemorySegment file) {
+        this.path = path;
+        this.arena = arena;
+        this.file = file;
+        if (file.byteSize() < 16 || file.get(I32, 0) != MAGIC) {
+            throw new GGUFFormatException(path + " is not a GGUF file (bad magic)");
+        }
+        version = file.get(I32, 4);
+        if (version != 2 && version != 3) {
+            throw new GGUFFormatException(path + ": GGUF version " + version + " is not supported (2 and 3 are)");
+        }
+        pos = 8;
+        long tensorCount = readU64();
+        long kvCount = readU64();
+        var meta = new LinkedHashMap<String, Object>();
+        for (long i = 0; i < kvCount; i++) {
+            String key = readString();
+            int type = readI32();
+            meta.put(key, readValue(type));
+        }
+        metadata = Collections.unmodifiableMap(meta);
+        var infos = new LinkedHashMap<String, TensorInfo>();
+        for (long i = 0; i < tensorCount; i++) {
+            String name = readString();
+            int nDims = readI32();
+            if (nDims < 1 || nDims > 8) throw new GGUFFormatException("tensor " + name + " has " + nDims + " dims");
+            long[] dims = new long[nDims];
+            for (int d = 0; d < nDims; d++) dims[d] = readU64();
+            GGMLType type = GGMLType.fromId(readI32());
+            long offset = readU64();
+            infos.put(name, new TensorInfo(name, dims, type, offset));
+        }
+        tensors = Collections.unmodifiableMap(infos);
+        int alignment = metadata.get("general.alignment") instanceof Number n ? n.intValue() : DEFAULT_ALIGNMENT;
+        dataOffset = (pos + alignment - 1) / alignment * alignment;
+        for (TensorInfo t : tensors.values()) {
+            if (dataOffset + t.offset() + t.byteSize() > file.byteSize()) {
+                throw new GGUFFormatException(path + ": tensor " + t.name() + " runs past the end of the file (truncated download?)");
+            }
+        }
+    }
+
+    /** Maps {@code path} read-only and parses its header. */
+    public static GGUFFile open(Path path) throws IOException {
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
+            return new GGUFFile(path, arena, seg);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    public Path path() { return path; }
+
+    public int version() { return version; }
+
+    public long fileSize() { return file.byteSize(); }
+
+    public Map<String, Object> metadata() { return metadata; }
+
+    public Map<String, TensorInfo> tensors() { return tensors; }
+
+    public TensorInfo tensor(String name) {
+        TensorInfo t = tensors.get(name);
+        if (t == null) throw new GGUFFormatException(path.getFileName() + " has no tensor " + name);
+        return t;
+    }
+
+    /** The bytes of a tensor, a view into the mapping. */
+    public MemorySegment tensorData(TensorInfo t) {
+        return file.asSlice(dataOffset + t.offset(), t.byteSize());
+    }
+
+    public MemorySegment tensorData(String name) {
+        return tensorData(tensor(name));
+    }
+
+    // ---- typed metadata access ----
+
+    public boolean has(String key) { return metadata.containsKey(key); }
+
+    public String getString(String key, String fallback) {
+        return metadata.get(key) instanceof String s ? s : fallback;
+    }
+
+    public long getLong(String key, long fallback) {
+        return metadata.get(key) instanceof Number n ? n.longValue() : fallback;
+    }
+
+    public int getInt(String key, int fallback) {
+        return metadata.get(key) instanceof Number n ? Math.toIntExact(n.longValue()) : fallback;
+    }
+
+    public float getFloat(String key, float fallback) {
+        return metadata.get(key) instanceof Number n ? n.floatValue() : fallback;
+    }
+
+    public boolean getBoolean(String key, boolean fallback) {
+        return metadata.get(key) instanceof Boolean b ? b : fallback;
+    }
+
+    /** The model's architecture name ({@code general.architecture}). */
+    public String architecture() {
+        return getString("general.architecture", "unknown");
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+
+    // ---- parsing ----
+
+    private int readI32() {
+        int v = file.get(I32, pos);
+        pos += 4;
+        return v;
+    }
+
+    private long readU64() {
+        long v = file.get(I64, pos);
+        pos += 8;
+        if (v < 0) throw new GGUFFormatException("count or size out of range at byte " + (pos - 8));
+        return v;
+    }
+
+    private String readString() {
+        long len = readU64();
+        if (len > file.byteSize() - pos) throw new GGUFFormatException("string runs past the end of the file");
+        byte[] b = file.asSlice(pos, len).toArray(ValueLayout.JAVA_BYTE);
+        pos += len;
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    private Object readValue(int type) {
+        return switch (type) {
+            case 0 -> { int v = Byte.toUnsignedInt(file.get(ValueLayout.JAVA_BYTE, pos)); pos += 1; yield v; }
+            case 1 -> { int v = file.get(ValueLayout.JAVA_BYTE, pos); pos += 1; yield v; }
+            case 2 -> { int v = Short.toUnsignedInt(file.get(I16, pos)); pos += 2; yield v; }
+            case 3 -> { int v = file.get(I16, pos); pos += 2; yield v; }
+            case 4 -> Integer.toUnsignedLong(readI32());
+            case 5 -> readI32();
+            case 6 -> { float v = file.get(F32, pos); pos += 4; yield v; }
+            case 7 -> { boolean v = file.get(ValueLayout.JAVA_BYTE, pos) != 0; pos += 1; yield v; }
+            case 8 -> readString();
+            case 9 -> readArray();
+            case 10, 11 -> { long v = file.get(I64, pos); pos += 8; yield v; }
+            case 12 -> { double v = file.get(F64, pos); pos += 8; yield v; }
+            default -> throw new GGUFFormatException("unknown metadata value type " + type);
+        };
+    }
+
+    private Object readArray() {
+        int type = readI32();
+        long count = readU64();
+        if (count > Integer.MAX_VALUE - 8) throw new GGUFFormatException("array of " + count + " items");
+        int n = (int) count;
+        switch (type) {
+            case 0, 1 -> {
+                byte[] a = file.asSlice(pos, n).toArray(ValueLayout.JAVA_BYTE);
+                pos += n;
+                return a;
+            }
+            case 2, 3 -> {
+                short[] a = new short[n];
+                for (int i = 0; i < n; i++, pos += 2) a[i] = file.get(I16, pos);
+                return a;
+            }
+            case 4, 5 -> {
+                int[] a = new int[n];
+                for (int i = 0; i < n; i++, pos += 4) a[i] = file.get(I32, pos);
+                return a;
+            }
+            case 6 -> {
+                float[] a = new float[n];
+                for (int i = 0; i < n; i++, pos += 4) a[i] = file.get(F32, pos);
+                return a;
+            }
+            case 7 -> {
+                boolean[] a = new boolean[n];
+                for (int i = 0; i < n; i++, pos += 1) a[i] = file.get(ValueLayout.JAVA_BYTE, pos) != 0;
+                return a;
+            }
+            case 8 -> {
+                String[] a = new String[n];
+                for (int i = 0; i < n; i++) a[i] = readString();
+                return a;
+            }
+            case 10, 11 -> {
+                long[] a = new long[n];
+                for (int i = 0; i < n; i++, pos += 8) a[i] = file.get(I64, pos);
+                return a;
+            }
+            case 12 -> {
+                double[] a = new double[n];
+                for (int i = 0; i < n; i++, pos += 8) a[i] = file.get(F64, pos);
+                return a;
+            }
+            case 9 -> {
+                Object[] a = new Object[n];
+                for (int i = 0; i < n; i++) a[i] = readArray();
+                return a;
+            }
+            default -> throw new GGUFFormatException("unknown array item type " + type);
+        }
+    }
+}
