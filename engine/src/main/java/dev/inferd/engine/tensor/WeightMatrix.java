@@ -1,0 +1,39 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.gguf.TensorInfo;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A weight matrix of {@code rows x cols} in its file's GGML type: a view over the mapped file, never a
+ * copy. A 1-D tensor is one row.
+ */
+public interface WeightMatrix {
+
+    static WeightMatrix of(TensorInfo info, MemorySegment data) {
+        return WeightMatrices.create(info, data);
+    }
+
+    int rows();
+
+    int cols();
+
+    GGMLType type();
+
+    /**
+     * {@code out[b * rows + r] = dot(row r, x[b * cols .. (b+1) * cols))} for {@code b < batch}, spread
+     * over the worker pool. Allocates nothing in steady state.
+     */
+    void multiply(float[] x, int batch, float[] out);
+
+    /** Row {@code row} as floats into {@code out[offset .. offset + cols)} (embedding lookup, small vectors). */
+    void dequantizeRow(int row, float[] out, int offset);
+
+    /** The whole tensor as floats (only for small tensors: norms, biases). */
+    default float[] toFloatArray() {
+        float[] all = new float[Math.multiplyExact(rows(), cols())];
+        for (int r = 0; r < rows(); r++) dequantizeRow(r, all, r * cols());
+        return all;
+    }
+}
