@@ -55,6 +55,10 @@ public final class ModelDownloader {
             Files.move(part, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             done = true;
             return target;
+        } catch (ModelDownloadException e) {
+            // Another process's (possibly still empty) .part is not ours to clean up.
+            done = e.reason() == ModelDownloadException.Reason.BUSY;
+            throw e;
         } catch (IOException e) {
             throw new ModelDownloadException(ModelDownloadException.Reason.FAILED,
                     "cannot store " + entry.slug() + " under " + target.getParent() + ": " + e.getMessage(), e);
