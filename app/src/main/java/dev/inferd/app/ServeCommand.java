@@ -1,0 +1,130 @@
+package dev.inferd.app;
+
+import dev.inferd.app.models.ModelException;
+import dev.inferd.app.models.ModelResolver;
+import dev.inferd.app.models.ResolvedModel;
+import dev.inferd.engine.generate.LocalTextGenerator;
+import dev.inferd.engine.generate.ModelDescription;
+import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.engine.gguf.GGUFFormatException;
+import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.server.http.InferdServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code inferd serve}: the local OpenAI-compatible server. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {
+                "Serve models over the OpenAI API (chat completions, completions, models) on http://HOST:PORT/v1.",
+                "Local mode: no API key needed (an Authorization header is accepted and ignored), and no outbound",
+                "connection except downloading a catalog model that is not cached yet."})
+public final class ServeCommand implements Callable<Integer> {
+
+    @Option(names = "--model", required = true, paramLabel = "<slug|file.gguf>",
+            description = "a catalog slug (see `inferd models`; downloaded on first use) or a path to a GGUF file; repeatable")
+    List<String> models;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8000", description = "port to listen on (default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
+            description = "context length in tokens (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
+    int contextLength;
+
+    @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
+            description = "compute threads (default: all cores)")
+    int threads;
+
+    @Option(names = "--offline", description = "never download: use cached catalog models or files only")
+    boolean offline;
+
+    @Override
+    public Integer call() {
+        if (threads < 0 || contextLength < 0 || port < 0 || port > 65535) {
+            System.err.println("inferd: --threads, --ctx and --port must be positive (--port at most 65535)");
+            return 2;
+        }
+        WorkerPool.configure(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
+        Map<String, TextGenerator> loaded = new LinkedHashMap<>();
+        try {
+            ModelResolver resolver = ModelResolver.fromEnvironment();
+            for (String arg : models) {
+                ResolvedModel resolved = resolver.resolveModel(arg, offline);
+                if (resolved.entry().isPresent() && !resolved.entry().get().kind().equals("chat")
+                        && !resolved.entry().get().kind().equals("base")) {
+                    throw new ModelException(arg + " is a " + resolved.entry().get().kind()
+                            + " model; this server serves text models only so far");
+                }
+                // A file path takes its owner from the GGUF metadata; a catalog slug from the catalog.
+                String owner = resolved.entry().isPresent() ? resolved.ownedBy() : null;
+                long started = System.nanoTime();
+                var generator = LocalTextGenerator.open(resolved.file(),
+                        new LocalTextGenerator.Options(resolved.id(), owner, contextLength));
+                if (loaded.putIfAbsent(generator.description().id(), generator) != null) {
+                    generator.close();
+                    throw new ModelException("model " + generator.description().id() + " is given twice");
+                }
+                printModel(generator, (System.nanoTime() - started) / 1_000_000);
+            }
+        } catch (ModelException | GGUFFormatException | UnsupportedOperationException | IllegalArgumentException e) {
+            System.err.println("inferd: " + e.getMessage());
+            loaded.values().forEach(TextGenerator::close);
+            return 1;
+        } catch (IOException e) {
+            System.err.println("inferd: cannot read the model: " + e.getMessage());
+            loaded.values().forEach(TextGenerator::close);
+            return 1;
+        }
+
+        InferdServer server;
+        try {
+            server = InferdServer.start(host, port, loaded);
+        } catch (RuntimeException e) {
+            System.err.println("inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage());
+            loaded.values().forEach(TextGenerator::close);
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.err.println("inferd: shutting down");
+            server.stop();
+            loaded.values().forEach(TextGenerator::close);
+            stopped.countDown();
+        }, "inferd-shutdown"));
+        String shownHost = host.contains(":") ? "[" + host + "]" : host;
+        System.out.printf("inferd: serving on http://%s:%d/v1 (OpenAI base URL; no API key needed). Ctrl-C stops.%n",
+                shownHost, server.port());
+        System.out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private static void printModel(LocalTextGenerator generator, long millis) {
+        ModelDescription d = generator.description();
+        System.out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), loaded in %d ms%n",
+                d.id(), d.architecture(), humanCount(d.parameterCount()), d.quantization(), d.contextLength(),
+                generator.trainedContextLength(), millis);
+    }
+
+    static String humanCount(long n) {
+        if (n >= 1_000_000_000L) return String.format(Locale.ROOT, "%.2fB", n / 1e9);
+        if (n >= 1_000_000L) return String.format(Locale.ROOT, "%.1fM", n / 1e6);
+        if (n >= 1_000L) return String.format(Locale.ROOT, "%.1fK", n / 1e3);
+        return Long.toString(n);
+    }
+}
