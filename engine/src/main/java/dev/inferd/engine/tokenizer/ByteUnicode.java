@@ -28,7 +28,11 @@ final class ByteUnicode {
 
     /** The text's UTF-8 bytes, each written as its GPT-2 character. */
     static String encode(String text) {
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        return encode(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Each byte written as its GPT-2 character. */
+    static String encode(byte[] bytes) {
         char[] chars = new char[bytes.length];
         for (int i = 0; i < bytes.length; i++) chars[i] = BYTE_TO_CHAR[bytes[i] & 0xFF];
         return new String(chars);
