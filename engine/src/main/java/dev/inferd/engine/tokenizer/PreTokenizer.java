@@ -3,6 +3,7 @@ package dev.inferd.engine.tokenizer;
 import dev.inferd.engine.gguf.GGUFFormatException;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -36,7 +37,7 @@ enum PreTokenizer {
     PreTokenizer(boolean ignoreMerges, boolean addsBosByDefault, String... regexes) {
         this.ignoreMerges = ignoreMerges;
         this.addsBosByDefault = addsBosByDefault;
-        this.patterns = java.util.Arrays.stream(regexes)
+        this.patterns = Arrays.stream(regexes)
                 .map(r -> Pattern.compile(r, Pattern.UNICODE_CHARACTER_CLASS))
                 .toList();
     }

@@ -2,6 +2,7 @@ package dev.inferd.engine.tokenizer;
 
 import de.kherud.llama.LlamaModel;
 import de.kherud.llama.ModelParameters;
+import de.kherud.llama.args.LogFormat;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGUFFile;
 import org.junit.jupiter.api.Assumptions;
@@ -34,6 +35,7 @@ class LlamaCppReferenceTest {
 
     private static LlamaModel openReference(Path model) {
         try {
+            LlamaModel.setLogger(LogFormat.TEXT, (level, message) -> { }); // keep llama.cpp's log out of the test output
             return new LlamaModel(new ModelParameters().setModel(model.toString()).setThreads(1));
         } catch (UnsatisfiedLinkError | RuntimeException e) {
             Assumptions.abort("llama.cpp JNI binding unavailable here: " + e);
