@@ -1,0 +1,122 @@
+package dev.inferd.engine.tokenizer;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * What both GGUF tokenizer kinds share: special tokens, BOS/EOS, and decoding through each token's
+ * bytes. Subclasses turn a run of plain text into ids. Instances are immutable and thread-safe.
+ */
+abstract sealed class VocabularyTokenizer implements Tokenizer permits SentencePieceTokenizer, ByteLevelBpeTokenizer {
+    private static final byte[] NO_BYTES = new byte[0];
+
+    final Vocabulary vocab;
+    private final SpecialTokenSplitter splitter;
+    /** Each token's output bytes, computed once (llama.cpp keeps the same cache). */
+    private final byte[][] pieces;
+
+    VocabularyTokenizer(Vocabulary vocab) {
+        this.vocab = vocab;
+        this.splitter = new SpecialTokenSplitter(vocab);
+        this.pieces = new byte[vocab.size()][];
+        for (int id = 0; id < pieces.length; id++) {
+            boolean silent = vocab.has(id, TokenAttr.CONTROL | TokenAttr.UNKNOWN);
+            pieces[id] = silent ? NO_BYTES : piece(id);
+        }
+    }
+
+    /** The bytes of a token that is not control or unknown. */
+    abstract byte[] piece(int id);
+
+    /**
+     * Tokenizes a run of text that holds no special token.
+     *
+     * @param afterSpecial true at the start of the input and right after a special token
+     */
+    abstract void encodeText(String text, boolean afterSpecial, IntList out);
+
+    @Override
+    public int vocabSize() {
+        return vocab.size();
+    }
+
+    @Override
+    public int bos() {
+        return vocab.bos;
+    }
+
+    @Override
+    public int eos() {
+        return vocab.eos;
+    }
+
+    @Override
+    public boolean addsBos() {
+        return vocab.addBos;
+    }
+
+    @Override
+    public boolean isEndOfGeneration(int token) {
+        return vocab.isEndOfGeneration(token);
+    }
+
+    @Override
+    public boolean isControl(int token) {
+        vocab.checkId(token);
+        return vocab.has(token, TokenAttr.CONTROL);
+    }
+
+    @Override
+    public int[] encode(String text, boolean addSpecial, boolean parseSpecial) {
+        IntList out = new IntList();
+        if (addSpecial && vocab.addBos) out.add(vocab.bos);
+        boolean afterSpecial = true;
+        List<Fragment> fragments = splitter.split(text, parseSpecial);
+        for (Fragment fragment : fragments) {
+            switch (fragment) {
+                case Fragment.Text(String raw) -> {
+                    encodeText(raw, afterSpecial, out);
+                    afterSpecial = false;
+                }
+                case Fragment.SpecialToken(int id) -> {
+                    out.add(id);
+                    afterSpecial = true;
+                }
+            }
+        }
+        if (addSpecial && vocab.addEos) out.add(vocab.eos);
+        return out.toArray();
+    }
+
+    @Override
+    public String tokenText(int token) {
+        vocab.checkId(token);
+        return vocab.text(token);
+    }
+
+    @Override
+    public byte[] tokenBytes(int token) {
+        vocab.checkId(token);
+        return pieces[token].clone();
+    }
+
+    /**
+     * Concatenates the tokens' bytes. When the sequence starts with BOS and the tokenizer adds a
+     * space prefix, the first token after BOS loses one leading space: that space was added by
+     * {@code encode}, not typed by the user, so {@code decode(encode(s, true, ..))} gives back s.
+     * A sequence without BOS (a completion) decodes to exactly its tokens' bytes.
+     */
+    @Override
+    public String decode(int[] tokens) {
+        var out = new ByteArrayOutputStream();
+        boolean stripNext = vocab.addSpacePrefix && tokens.length > 0 && tokens[0] == vocab.bos;
+        for (int i = 0; i < tokens.length; i++) {
+            vocab.checkId(tokens[i]);
+            byte[] piece = pieces[tokens[i]];
+            int from = stripNext && i == 1 && piece.length > 0 && piece[0] == ' ' ? 1 : 0;
+            out.write(piece, from, piece.length - from);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}
