@@ -89,7 +89,7 @@ public final class Fields {
         return node(name).map(v -> {
             long value = integerValue(v, path(name));
             if (value < min || value > max) {
-                String range = max == Long.MAX_VALUE ? "at least " + min : "between " + min + " and " + max;
+                String range = max >= Integer.MAX_VALUE ? "at least " + min : "between " + min + " and " + max;
                 throw ApiError.invalid(path(name),
                         "Invalid value for '" + path(name) + "': must be " + range + ", but got " + v.asText() + ".");
             }
