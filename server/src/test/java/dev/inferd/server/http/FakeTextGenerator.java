@@ -172,7 +172,7 @@ final class FakeTextGenerator implements TextGenerator {
 
     private static List<TokenLogprob> logprobs(GenerationRequest request, int step, String piece) {
         if (!request.wantsLogprobs()) return List.of();
-        float logprob = -0.25f * (step % 4);
+        float logprob = 0f - 0.25f * (step % 4);
         List<TokenLogprob> top = new ArrayList<>();
         for (int k = 0; k < request.logprobs(); k++) {
             String alt = k == 0 ? piece : piece + "#" + k;
