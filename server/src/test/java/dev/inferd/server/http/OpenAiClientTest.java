@@ -148,6 +148,9 @@ class OpenAiClientTest {
                     assertThat(e.type()).hasValue("invalid_request_error");
                     assertThat(e.getMessage()).contains("must be between 0 and 2");
                     assertThat(e.headers().values("x-request-id")).hasSize(1);
+                    // Known cost of the seed contract's integer `code`: the SDK types it as a string, so
+                    // reading e.code() throws. Type, param, message and status all work.
+                    assertThatThrownBy(e::code).hasMessageContaining("`code` is invalid, received 400");
                 });
     }
 
