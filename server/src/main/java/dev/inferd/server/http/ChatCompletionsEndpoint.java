@@ -1,0 +1,89 @@
+package dev.inferd.server.http;
+
+import dev.inferd.engine.generate.GenerationRequest;
+import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.engine.generate.TokenLogprob;
+import dev.inferd.server.openai.ChatCompletion;
+import dev.inferd.server.openai.ChatCompletionChunk;
+import dev.inferd.server.openai.ChatLogprobs;
+import dev.inferd.server.openai.ChatRequest;
+import dev.inferd.server.openai.ChatRequestParser;
+import dev.inferd.server.openai.Usage;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code POST /v1/chat/completions}, streamed or not. */
+final class ChatCompletionsEndpoint {
+
+    private final ModelRegistry models;
+    private final String systemFingerprint;
+
+    ChatCompletionsEndpoint(ModelRegistry models, String systemFingerprint) {
+        this.models = models;
+        this.systemFingerprint = systemFingerprint;
+    }
+
+    void handle(ServerRequest httpRequest, ServerResponse response) throws InterruptedException {
+        ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest));
+        TextGenerator generator = models.get(request.model());
+        int[] prompt = PromptBudget.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
+        int maxTokens = PromptBudget.maxTokens(generator, prompt.length, request.maxTokens(), "messages");
+        var generation = new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), request.sampling(),
+                request.topLogprobs());
+        long created = System.currentTimeMillis() / 1000;
+        GenerationRun run = GenerationRun.start(generator, generation);
+        if (request.stream()) {
+            var chunks = new ChatCompletionChunk.Factory(Ids.chatCompletionId(), created, request.model(),
+                    systemFingerprint);
+            new ChatStreamWriter(chunks, request).write(run, response);
+        } else {
+            JsonExchange.send(response, 200, collect(run, request, created));
+        }
+    }
+
+    private ChatCompletion collect(GenerationRun run, ChatRequest request, long created) throws InterruptedException {
+        ChoiceCollector collected = ChoiceCollector.drain(run, request.n());
+        List<ChatCompletion.Choice> choices = new ArrayList<>(request.n());
+        for (int i = 0; i < request.n(); i++) {
+            ChatLogprobs logprobs = request.wantsLogprobs() ? ChatLogprobs.of(collected.logprobs(i)) : null;
+            choices.add(new ChatCompletion.Choice(i, ChatCompletion.Message.assistant(collected.text(i)), logprobs,
+                    collected.finishReason(i)));
+        }
+        return new ChatCompletion(Ids.chatCompletionId(), created, request.model(), choices,
+                Usage.of(collected.result()), systemFingerprint);
+    }
+
+    /** Turns one run's events into chat chunks. */
+    private record ChatStreamWriter(ChatCompletionChunk.Factory chunks, ChatRequest request)
+            implements StreamedRun.Translator {
+
+        void write(GenerationRun run, ServerResponse response) throws InterruptedException {
+            StreamedRun.stream(run, response, this);
+        }
+
+        @Override
+        public void start(SseStream sse) {
+            for (int i = 0; i < request.n(); i++) sse.send(chunks.role(i));
+        }
+
+        @Override
+        public void text(SseStream sse, int choice, String text, List<TokenLogprob> logprobs) {
+            boolean withLogprobs = request.wantsLogprobs() && !logprobs.isEmpty();
+            if (text.isEmpty() && !withLogprobs) return;
+            sse.send(chunks.content(choice, text, withLogprobs ? ChatLogprobs.of(logprobs) : null));
+        }
+
+        @Override
+        public void finish(SseStream sse, int choice, String finishReason) {
+            sse.send(chunks.finish(choice, finishReason));
+        }
+
+        @Override
+        public void end(SseStream sse, Usage usage) {
+            if (request.includeUsage()) sse.send(chunks.usage(usage));
+        }
+    }
+}

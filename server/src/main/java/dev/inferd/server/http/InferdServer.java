@@ -1,0 +1,99 @@
+package dev.inferd.server.http;
+
+import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.server.openai.ApiError;
+import dev.inferd.server.openai.Json;
+import io.helidon.common.socket.SocketOptions;
+import io.helidon.http.DirectHandler;
+import io.helidon.http.HeaderNames;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.DirectHandlers;
+import io.helidon.webserver.http.HttpRouting;
+
+import java.util.Map;
+
+/**
+ * The OpenAI-compatible HTTP server over a set of loaded models. Helidon runs every request on its
+ * own virtual thread, so a handler may block on the engine for as long as a generation takes.
+ *
+ * <pre>{@code
+ * InferdServer server = InferdServer.start("127.0.0.1", 8000, Map.of("stories260K", generator));
+ * ...
+ * server.stop();
+ * }</pre>
+ */
+public final class InferdServer implements AutoCloseable {
+
+    private final WebServer webServer;
+
+    private InferdServer(WebServer webServer) {
+        this.webServer = webServer;
+    }
+
+    /**
+     * Starts listening and returns once the port is bound.
+     *
+     * @param port 0 picks a free port (see {@link #port()})
+     * @param models model id (as clients name it in {@code model}) to generator, in listing order
+     */
+    public static InferdServer start(String host, int port, Map<String, TextGenerator> models) {
+        ApiRouter router = new ApiRouter(new ModelRegistry(models), systemFingerprint());
+        WebServer server = WebServer.builder()
+                .host(host)
+                .port(port)
+                // Without it, Nagle's algorithm holds the first small SSE write back for up to 40 ms.
+                .connectionOptions(SocketOptions.builder().tcpNoDelay(true).build())
+                // A backstop above the limit JsonExchange enforces with a proper error body.
+                .maxPayloadSize(JsonExchange.MAX_BODY_BYTES + 1024 * 1024)
+                .directHandlers(errorsAsJson())
+                .shutdownHook(false)
+                .routing(HttpRouting.builder().any(router))
+                .build()
+                .start();
+        return new InferdServer(server);
+    }
+
+    /** The bound port (the real one when started with port 0). */
+    public int port() {
+        return webServer.port();
+    }
+
+    public void stop() {
+        webServer.stop();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** "inferd-<version>", from the jar's manifest when there is one. */
+    static String systemFingerprint() {
+        String version = InferdServer.class.getPackage().getImplementationVersion();
+        return "inferd-" + (version == null ? "dev" : version);
+    }
+
+    /**
+     * Errors Helidon answers itself, before routing (a malformed request line, a body over the
+     * size limit), still get the OpenAI error body and a request id.
+     */
+    private static DirectHandlers errorsAsJson() {
+        DirectHandler json = (request, eventType, status, headers, message) -> {
+            int code = status.code();
+            String type = code >= 500 ? ApiError.INTERNAL : ApiError.INVALID_REQUEST;
+            String text = code == 413 ? "The request body is larger than the limit of "
+                    + JsonExchange.MAX_BODY_BYTES + " bytes." : status.reasonPhrase() + ": " + message;
+            byte[] body = Json.bytes(new ApiError(code, type, text, null, null).body());
+            return DirectHandler.TransportResponse.builder()
+                    .status(status)
+                    .headers(headers)
+                    .header(HeaderNames.CONTENT_TYPE, "application/json")
+                    .header(ApiRouter.REQUEST_ID, Ids.requestId())
+                    .entity(body)
+                    .build();
+        };
+        DirectHandlers.Builder builder = DirectHandlers.builder();
+        for (DirectHandler.EventType type : DirectHandler.EventType.values()) builder.addHandler(type, json);
+        return builder.build();
+    }
+}

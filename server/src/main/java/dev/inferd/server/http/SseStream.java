@@ -1,0 +1,78 @@
+package dev.inferd.server.http;
+
+import dev.inferd.server.openai.Json;
+import io.helidon.http.HeaderNames;
+import io.helidon.webserver.http.ServerResponse;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A data-only server-sent event stream as OpenAI's SDKs parse it: each event is one
+ * {@code data: <compact JSON>} line and a blank line, flushed at once; no {@code event:} or
+ * {@code id:} lines; {@code data: [DONE]} and then the response ends. Comment lines are the only
+ * keep-alive every SDK tolerates.
+ */
+final class SseStream implements AutoCloseable {
+
+    private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] END_OF_EVENT = "\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final OutputStream out;
+
+    private SseStream(OutputStream out) {
+        this.out = out;
+    }
+
+    /** Commits status 200 and the event-stream headers. */
+    static SseStream open(ServerResponse response) {
+        response.status(200);
+        response.header(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+        response.header(HeaderNames.CACHE_CONTROL, "no-cache");
+        // Keeps reverse proxies such as nginx from buffering the stream.
+        response.header("X-Accel-Buffering", "no");
+        return new SseStream(response.outputStream());
+    }
+
+    /** Sends one JSON event (Jackson escapes newlines, so the payload stays on one line). */
+    void send(Object event) {
+        byte[] json = Json.bytes(event);
+        byte[] frame = new byte[DATA.length + json.length + END_OF_EVENT.length];
+        System.arraycopy(DATA, 0, frame, 0, DATA.length);
+        System.arraycopy(json, 0, frame, DATA.length, json.length);
+        System.arraycopy(END_OF_EVENT, 0, frame, DATA.length + json.length, END_OF_EVENT.length);
+        write(frame);
+    }
+
+    void keepAlive() {
+        write(KEEP_ALIVE);
+    }
+
+    /** The terminator; the caller then closes, which ends the response body. */
+    void done() {
+        write(DONE);
+    }
+
+    private void write(byte[] bytes) {
+        try {
+            out.write(bytes);
+            out.flush();
+        } catch (IOException | RuntimeException e) {
+            // Helidon reports a closed socket as one of several unchecked exceptions; any failure to
+            // write means the client can no longer be reached.
+            throw new ClientGoneException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            out.close();
+        } catch (IOException | RuntimeException e) {
+            // The client left after the last event; nothing is owed to it any more.
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.inferd.server.openai;
+
+/**
+ * A request that ends in an OpenAI-shaped error body. Thrown anywhere below a route handler and
+ * turned into {@code {"error":{"message","type","param","code"}}} at the edge.
+ *
+ * <p>The seed contract fixes {@code code} as the HTTP status (an integer), so OpenAI's string codes
+ * such as {@code model_not_found} cannot go there; they are kept in {@link #reason} for logs and
+ * for a later switch, and the message says the same thing in words.
+ */
+public final class ApiError extends RuntimeException {
+
+    public static final String INVALID_REQUEST = "invalid_request_error";
+    public static final String INTERNAL = "internal_error";
+
+    private final int status;
+    private final String type;
+    private final String param;
+    private final String reason;
+
+    public ApiError(int status, String type, String message, String param, String reason) {
+        super(message, null, false, false);
+        this.status = status;
+        this.type = type;
+        this.param = param;
+        this.reason = reason;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    /** The offending request field (a path such as {@code messages[0].role}), or null. */
+    public String param() {
+        return param;
+    }
+
+    /** OpenAI's machine-readable code for this error ({@code model_not_found}, ...), or null. */
+    public String reason() {
+        return reason;
+    }
+
+    public ErrorBody body() {
+        return new ErrorBody(new ErrorBody.Detail(getMessage(), type, param, status));
+    }
+
+    public static ApiError invalid(String param, String message) {
+        return new ApiError(400, INVALID_REQUEST, message, param, "invalid_value");
+    }
+
+    public static ApiError invalidType(String param, String expected, String got) {
+        return new ApiError(400, INVALID_REQUEST,
+                "Invalid type for '" + param + "': expected " + expected + ", but got " + got + " instead.",
+                param, "invalid_type");
+    }
+
+    public static ApiError missing(String param) {
+        return new ApiError(400, INVALID_REQUEST, "Missing required parameter: '" + param + "'.",
+                param, "missing_required_parameter");
+    }
+
+    public static ApiError unsupported(String param, String message) {
+        return new ApiError(400, INVALID_REQUEST, message, param, "unsupported_parameter");
+    }
+
+    public static ApiError unparsableJson(String detail) {
+        return new ApiError(400, INVALID_REQUEST,
+                "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your "
+                        + "HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not "
+                        + "valid JSON. " + detail + ")",
+                null, null);
+    }
+
+    public static ApiError modelNotFound(String model) {
+        return new ApiError(404, INVALID_REQUEST,
+                "The model `" + model + "` does not exist or you do not have access to it.", "model",
+                "model_not_found");
+    }
+
+    public static ApiError contextLengthExceeded(String param, int contextLength, int promptTokens) {
+        return new ApiError(400, INVALID_REQUEST,
+                "This model's maximum context length is " + contextLength + " tokens. However, your "
+                        + ("messages".equals(param) ? "messages" : "prompt") + " resulted in " + promptTokens
+                        + " tokens, which leaves no room for a completion. Please reduce the length of the "
+                        + ("messages".equals(param) ? "messages." : "prompt."),
+                param, "context_length_exceeded");
+    }
+
+    public static ApiError unknownUrl(String method, String path) {
+        return new ApiError(404, INVALID_REQUEST,
+                "Unknown request URL: " + method + " " + path + ". Please check the URL for typos, or see the docs "
+                        + "at https://platform.openai.com/docs/api-reference/.",
+                null, "unknown_url");
+    }
+
+    public static ApiError methodNotAllowed(String method, String path, String allowed) {
+        return new ApiError(405, INVALID_REQUEST,
+                "Method " + method + " is not allowed for " + path + ". Use " + allowed + ".", null,
+                "method_not_allowed");
+    }
+
+    public static ApiError unsupportedMediaType(String contentType) {
+        return new ApiError(415, INVALID_REQUEST,
+                "Unsupported Content-Type '" + contentType + "'. Send the request body as JSON with "
+                        + "'Content-Type: application/json'.",
+                null, "unsupported_media_type");
+    }
+
+    public static ApiError payloadTooLarge(long limit) {
+        return new ApiError(413, INVALID_REQUEST,
+                "The request body is larger than the limit of " + limit + " bytes.", null, "payload_too_large");
+    }
+
+    public static ApiError internal(String requestId) {
+        return new ApiError(500, INTERNAL,
+                "The server had an error processing your request. Sorry about that! (Please include the request ID "
+                        + requestId + " if you report it.)",
+                null, null);
+    }
+}

@@ -1,0 +1,26 @@
+package dev.inferd.server.openai;
+
+import dev.inferd.engine.generate.ChatMessage;
+import dev.inferd.engine.generate.SamplingParams;
+
+import java.util.List;
+
+/**
+ * A validated {@code POST /v1/chat/completions} request.
+ *
+ * @param maxTokens the client's cap on generated tokens per choice, or null for "until the context is full"
+ * @param topLogprobs -1 without log-probabilities, else the number of alternatives per token (0..20)
+ */
+public record ChatRequest(String model, List<ChatMessage> messages, boolean stream, boolean includeUsage,
+                          SamplingParams sampling, Integer maxTokens, List<String> stop, int n,
+                          int topLogprobs) {
+
+    public ChatRequest {
+        messages = List.copyOf(messages);
+        stop = List.copyOf(stop);
+    }
+
+    public boolean wantsLogprobs() {
+        return topLogprobs >= 0;
+    }
+}

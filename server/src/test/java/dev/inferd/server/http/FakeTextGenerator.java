@@ -1,0 +1,193 @@
+package dev.inferd.server.http;
+
+import dev.inferd.engine.generate.ChatMessage;
+import dev.inferd.engine.generate.FinishReason;
+import dev.inferd.engine.generate.GenerationListener;
+import dev.inferd.engine.generate.GenerationRequest;
+import dev.inferd.engine.generate.GenerationResult;
+import dev.inferd.engine.generate.ModelDescription;
+import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.engine.generate.TokenLogprob;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A deterministic stand-in for the engine. Each choice "generates" a fixed text one word at a
+ * time (a word is a token), choices take turns as a batching engine would interleave them, and
+ * {@code maxTokens}, stop strings, {@code n} and log-probabilities are honoured. A prompt token is
+ * one whitespace-separated word (plus one per chat message for the template, plus BOS).
+ */
+final class FakeTextGenerator implements TextGenerator {
+
+    static final String TEXT = "Once upon a time, there was a tiny model that told short stories.";
+
+    private final String id;
+    private final int contextLength;
+    private volatile String text = TEXT;
+    private volatile long delayMillis;
+    private volatile int failAfterTokens = -1;
+    private volatile boolean chooseDifferentTexts;
+
+    volatile GenerationRequest lastRequest;
+    volatile List<ChatMessage> lastMessages;
+    final CountDownLatch cancelSeen = new CountDownLatch(1);
+    final AtomicInteger generateCalls = new AtomicInteger();
+
+    FakeTextGenerator(String id, int contextLength) {
+        this.id = id;
+        this.contextLength = contextLength;
+    }
+
+    FakeTextGenerator text(String text) {
+        this.text = text;
+        return this;
+    }
+
+    /** Sleeps this long before each generated token. */
+    FakeTextGenerator delayMillis(long delay) {
+        this.delayMillis = delay;
+        return this;
+    }
+
+    /** Throws after this many tokens (0: at once). */
+    FakeTextGenerator failAfterTokens(int tokens) {
+        this.failAfterTokens = tokens;
+        return this;
+    }
+
+    /** Choice i > 0 says "Choice i: " before the text, so choices can be told apart. */
+    FakeTextGenerator differentTexts(boolean on) {
+        this.chooseDifferentTexts = on;
+        return this;
+    }
+
+    @Override
+    public ModelDescription description() {
+        return new ModelDescription(id, "inferd-tests", 1_700_000_000L, "llama", 260_000L, "F32", contextLength);
+    }
+
+    @Override
+    public int[] chatPrompt(List<ChatMessage> messages) {
+        lastMessages = List.copyOf(messages);
+        int count = 1;
+        for (ChatMessage m : messages) {
+            if (m.content().equals("<reject>")) throw new IllegalArgumentException("the template refuses this");
+            count += 1 + words(m.content()).size();
+        }
+        return new int[count];
+    }
+
+    @Override
+    public int[] textPrompt(String prompt) {
+        return new int[1 + words(prompt).size()];
+    }
+
+    static List<String> words(String s) {
+        return s.isBlank() ? List.of() : List.of(s.trim().split("\\s+"));
+    }
+
+    /** The pieces (tokens) choice {@code choice} emits, spaces included. */
+    List<String> pieces(int choice) {
+        List<String> words = new ArrayList<>(words(text));
+        if (chooseDifferentTexts && choice > 0) {
+            words.addFirst(choice + ":");
+            words.addFirst("Choice");
+        }
+        List<String> pieces = new ArrayList<>();
+        for (int i = 0; i < words.size(); i++) pieces.add(i == 0 ? words.get(i) : " " + words.get(i));
+        return pieces;
+    }
+
+    @Override
+    public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
+        lastRequest = request;
+        generateCalls.incrementAndGet();
+        if (failAfterTokens == 0) throw new IllegalStateException("fake engine failure");
+        int n = request.n();
+        StringBuilder[] texts = new StringBuilder[n];
+        boolean[] finished = new boolean[n];
+        for (int c = 0; c < n; c++) texts[c] = new StringBuilder();
+        int generated = 0;
+        for (int step = 0; ; step++) {
+            boolean anyActive = false;
+            for (int c = 0; c < n; c++) {
+                if (finished[c]) continue;
+                if (listener.isCancelled()) {
+                    cancelSeen.countDown();
+                    return new GenerationResult(request.prompt().length, generated);
+                }
+                List<String> pieces = pieces(c);
+                if (step >= pieces.size()) {
+                    finished[c] = true;
+                    listener.onFinish(c, FinishReason.STOP);
+                    continue;
+                }
+                if (step >= request.maxTokens()) {
+                    finished[c] = true;
+                    listener.onFinish(c, FinishReason.LENGTH);
+                    continue;
+                }
+                sleep();
+                if (failAfterTokens > 0 && generated >= failAfterTokens) {
+                    throw new IllegalStateException("fake engine failure");
+                }
+                generated++;
+                String piece = pieces.get(step);
+                String before = texts[c].toString();
+                String after = before + piece;
+                int stopAt = firstStop(after, request.stop());
+                if (stopAt >= 0) {
+                    String visible = after.substring(Math.min(before.length(), stopAt), stopAt);
+                    if (!visible.isEmpty()) listener.onText(c, visible, logprobs(request, step, visible));
+                    finished[c] = true;
+                    listener.onFinish(c, FinishReason.STOP);
+                    continue;
+                }
+                texts[c].append(piece);
+                listener.onText(c, piece, logprobs(request, step, piece));
+                anyActive = true;
+            }
+            if (!anyActive && allTrue(finished)) break;
+        }
+        return new GenerationResult(request.prompt().length, generated);
+    }
+
+    private static int firstStop(String text, List<String> stops) {
+        int best = -1;
+        for (String s : stops) {
+            int at = text.indexOf(s);
+            if (at >= 0 && (best < 0 || at < best)) best = at;
+        }
+        return best;
+    }
+
+    private static boolean allTrue(boolean[] flags) {
+        for (boolean f : flags) if (!f) return false;
+        return true;
+    }
+
+    private static List<TokenLogprob> logprobs(GenerationRequest request, int step, String piece) {
+        if (!request.wantsLogprobs()) return List.of();
+        float logprob = 0f - 0.25f * (step % 4);
+        List<TokenLogprob> top = new ArrayList<>();
+        for (int k = 0; k < request.logprobs(); k++) {
+            String alt = k == 0 ? piece : piece + "#" + k;
+            top.add(new TokenLogprob(1000 + k, alt, alt.getBytes(StandardCharsets.UTF_8), logprob - k, List.of()));
+        }
+        return List.of(new TokenLogprob(step, piece, piece.getBytes(StandardCharsets.UTF_8), logprob, top));
+    }
+
+    private void sleep() {
+        if (delayMillis <= 0) return;
+        try {
+            Thread.sleep(delayMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
