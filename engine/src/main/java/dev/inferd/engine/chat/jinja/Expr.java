@@ -11,8 +11,8 @@ sealed interface Expr {
 
     record Name(String name, int line) implements Expr { }
 
-    /** A list literal, or a tuple (also a list at run time). */
-    record ListLiteral(List<Expr> items, int line) implements Expr { }
+    /** A list literal {@code [a, b]}, or a tuple {@code (a, b)}. */
+    record ListLiteral(List<Expr> items, boolean tuple, int line) implements Expr { }
 
     record DictLiteral(List<Expr> keys, List<Expr> values, int line) implements Expr { }
 

@@ -66,7 +66,9 @@ final class Filters {
             case "reverse" -> reverse(v);
             case "sum" -> sum(v, a);
             case "min", "max" -> minMax(v, a, name.equals("max"));
-            case "attr" -> Access.attribute(v, a.string(0, "name", ""));
+            case "attr" -> v instanceof java.util.Map<?, ?> && !Methods.isDictMethod(a.string(0, "name", ""))
+                    ? new Undefined("'dict object' has no attribute '" + a.string(0, "name", "") + "'")
+                    : Access.attribute(v, a.string(0, "name", ""));
             case "wordcount" -> (long) Strings.split(Values.str(v), null, -1).size();
             case "center" -> center(Values.str(v), a.integer(0, "width", 80));
             default -> throw new TemplateException("no filter named '" + name + "'");

@@ -175,7 +175,7 @@ final class Interpreter {
                 for (Expr item : l.items()) {
                     items.add(evaluate(item, scope));
                 }
-                yield items;
+                yield l.tuple() ? new Tuple(items) : items;
             }
             case Expr.DictLiteral d -> {
                 Map<Object, Object> map = new LinkedHashMap<>();

@@ -122,10 +122,7 @@ final class Methods {
     static List<Object> items(Map<?, ?> map) {
         List<Object> pairs = new ArrayList<>(map.size());
         for (var e : map.entrySet()) {
-            List<Object> pair = new ArrayList<>(2);
-            pair.add(e.getKey());
-            pair.add(e.getValue());
-            pairs.add(pair);
+            pairs.add(Tuple.pair(e.getKey(), e.getValue()));
         }
         return pairs;
     }

@@ -235,7 +235,7 @@ final class Parser {
         while (acceptOperator(",")) {
             items.add(parseExpression());
         }
-        return new Expr.ListLiteral(items, first.line());
+        return new Expr.ListLiteral(items, true, first.line());
     }
 
     private Expr parseOr() {
@@ -497,7 +497,7 @@ final class Parser {
                         return parseParenthesized(line);
                     }
                     case "[" -> {
-                        return new Expr.ListLiteral(parseSequence("]"), line);
+                        return new Expr.ListLiteral(parseSequence("]"), false, line);
                     }
                     case "{" -> {
                         return parseDict(line);
@@ -512,7 +512,7 @@ final class Parser {
 
     private Expr parseParenthesized(int line) {
         if (acceptOperator(")")) {
-            return new Expr.ListLiteral(List.of(), line);
+            return new Expr.ListLiteral(List.of(), true, line);
         }
         Expr first = parseExpression();
         if (acceptOperator(")")) {
@@ -526,7 +526,7 @@ final class Parser {
             items.add(parseExpression());
         }
         expectOperator(")");
-        return new Expr.ListLiteral(items, line);
+        return new Expr.ListLiteral(items, true, line);
     }
 
     private List<Expr> parseSequence(String close) {

@@ -75,11 +75,15 @@ final class Values {
             case Boolean b -> b ? "True" : "False";
             case String s -> reprString(s);
             case List<?> list -> {
-                var sb = new StringBuilder("[");
+                boolean tuple = list instanceof Tuple;
+                var sb = new StringBuilder(tuple ? "(" : "[");
                 for (int i = 0; i < list.size(); i++) {
                     sb.append(i == 0 ? "" : ", ").append(repr(list.get(i)));
                 }
-                yield sb.append(']').toString();
+                if (tuple && list.size() == 1) {
+                    sb.append(',');
+                }
+                yield sb.append(tuple ? ')' : ']').toString();
             }
             case Map<?, ?> map -> {
                 var sb = new StringBuilder("{");
