@@ -16,8 +16,6 @@ import java.util.Objects;
  * {@code eos_token}, then every entry of {@code extraVariables} ({@code tools}, {@code documents},
  * {@code date_string}, ...), which may also override the first four. {@code strftime_now} reads the
  * clock given here, so tests can fix the date.
- *
- * @throws dev.inferd.engine.chat.jinja.TemplateException from the constructor for a template that does not parse
  */
 public final class JinjaChatTemplate implements ChatTemplate {
     private final Template template;
@@ -29,6 +27,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
         this(source, bosToken, eosToken, Clock.systemDefaultZone());
     }
 
+    /** @throws dev.inferd.engine.chat.jinja.TemplateException when the template does not parse (with its line) */
     public JinjaChatTemplate(String source, String bosToken, String eosToken, Clock clock) {
         this.template = Template.compile(Objects.requireNonNull(source, "source"));
         this.bosToken = bosToken == null ? "" : bosToken;
