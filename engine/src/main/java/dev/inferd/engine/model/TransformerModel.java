@@ -4,6 +4,7 @@ import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.tensor.WeightMatrix;
+import dev.inferd.engine.tensor.WorkerPool;
 
 /**
  * The pre-norm decoder shared by the {@code llama} and {@code qwen2} GGUF architectures: RMSNorm,
@@ -21,6 +22,7 @@ public final class TransformerModel implements Model {
     private final Rope rope;
     private final Scratch scratch;
     private final Logits logits;
+    private final WorkerPool pool = WorkerPool.shared();
 
     public TransformerModel(GGUFFile gguf, ModelConfig config, int maxBatch) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, was " + maxBatch);
@@ -98,9 +100,11 @@ public final class TransformerModel implements Model {
             }
             // Every entry's keys are stored before any attends, so entries of one sequence in this
             // batch see each other (causally, by position).
-            for (int e = 0; e < n; e++) {
-                for (int h = 0; h < config.headCount(); h++) attend(batch, cache, l, e, h, s.scores(cache.contextLength()));
-            }
+            int layer = l;
+            int heads = config.headCount();
+            float[][] scores = s.scores(pool.threads(), cache.contextLength());
+            pool.parallelFor(n * heads, (task, worker) ->
+                    attend(batch, cache, layer, task / heads, task % heads, scores[worker]));
             lw.attentionOutput().multiply(s.attention, n, s.xb);
             addInPlace(s.x, s.xb, n * dim);
             rmsNorm(s.x, s.xb, n, dim, lw.ffnNorm());
@@ -249,7 +253,7 @@ public final class TransformerModel implements Model {
         final float[] up;
         final float[] cos;
         final float[] sin;
-        private float[] scores = new float[0];
+        private float[][] scores = new float[0][];
 
         Scratch(ModelConfig c, int maxBatch, int pairs) {
             x = new float[maxBatch * c.embeddingLength()];
@@ -264,9 +268,11 @@ public final class TransformerModel implements Model {
             sin = new float[maxBatch * pairs];
         }
 
-        /** Attention weights over a whole context; grows once to the largest cache used. */
-        float[] scores(int contextLength) {
-            if (scores.length < contextLength) scores = new float[contextLength];
+        /** Per worker, attention weights over a whole context; grows once to the largest cache used. */
+        float[][] scores(int workers, int contextLength) {
+            if (scores.length < workers || scores[0].length < contextLength) {
+                scores = new float[workers][contextLength];
+            }
             return scores;
         }
     }
