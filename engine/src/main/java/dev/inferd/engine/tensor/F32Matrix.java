@@ -1,43 +1,79 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
-/** F32 weights. Plain scalar loop for now; the tensor work replaces it with Vector API kernels. */
-final class F32Matrix implements WeightMatrix {
+/** F32 weights: fused multiply-adds straight from the mapping. */
+final class F32Matrix extends MappedMatrix {
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private final int rows;
-    private final int cols;
-    private final MemorySegment data;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     F32Matrix(int rows, int cols, MemorySegment data) {
-        this.rows = rows;
-        this.cols = cols;
-        this.data = data;
+        super(GGMLType.F32, rows, cols, data);
     }
-
-    @Override public int rows() { return rows; }
-
-    @Override public int cols() { return cols; }
 
     @Override public GGMLType type() { return GGMLType.F32; }
 
     @Override
-    public void multiply(float[] x, int batch, float[] out) {
-        for (int b = 0; b < batch; b++) {
-            for (int r = 0; r < rows; r++) {
-                long base = (long) r * cols * 4;
-                float sum = 0;
-                for (int c = 0; c < cols; c++) sum += data.get(F32, base + c * 4L) * x[b * cols + c];
-                out[b * rows + r] = sum;
-            }
+    float dot(long rowOffset, float[] x, int xOffset) {
+        int step = F.length();
+        int bound = F.loopBound(cols);
+        var acc0 = FloatVector.zero(F);
+        var acc1 = FloatVector.zero(F);
+        int c = 0;
+        for (; c + 2 * step <= bound; c += 2 * step) {
+            acc0 = load(rowOffset, c).fma(FloatVector.fromArray(F, x, xOffset + c), acc0);
+            acc1 = load(rowOffset, c + step).fma(FloatVector.fromArray(F, x, xOffset + c + step), acc1);
         }
+        for (; c < bound; c += step) acc0 = load(rowOffset, c).fma(FloatVector.fromArray(F, x, xOffset + c), acc0);
+        float sum = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        for (; c < cols; c++) sum += data.get(F32, rowOffset + 4L * c) * x[xOffset + c];
+        return sum;
+    }
+
+    @Override
+    void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex) {
+        int step = F.length();
+        int bound = F.loopBound(cols);
+        int x1 = xOffset + cols, x2 = x1 + cols, x3 = x2 + cols;
+        var a0 = FloatVector.zero(F);
+        var a1 = FloatVector.zero(F);
+        var a2 = FloatVector.zero(F);
+        var a3 = FloatVector.zero(F);
+        int c = 0;
+        for (; c < bound; c += step) {
+            var w = load(rowOffset, c);
+            a0 = w.fma(FloatVector.fromArray(F, x, xOffset + c), a0);
+            a1 = w.fma(FloatVector.fromArray(F, x, x1 + c), a1);
+            a2 = w.fma(FloatVector.fromArray(F, x, x2 + c), a2);
+            a3 = w.fma(FloatVector.fromArray(F, x, x3 + c), a3);
+        }
+        float s0 = a0.reduceLanes(VectorOperators.ADD), s1 = a1.reduceLanes(VectorOperators.ADD);
+        float s2 = a2.reduceLanes(VectorOperators.ADD), s3 = a3.reduceLanes(VectorOperators.ADD);
+        for (; c < cols; c++) {
+            float w = data.get(F32, rowOffset + 4L * c);
+            s0 += w * x[xOffset + c];
+            s1 += w * x[x1 + c];
+            s2 += w * x[x2 + c];
+            s3 += w * x[x3 + c];
+        }
+        out[outIndex] = s0;
+        out[outIndex + rows] = s1;
+        out[outIndex + 2 * rows] = s2;
+        out[outIndex + 3 * rows] = s3;
+    }
+
+    private FloatVector load(long rowOffset, int col) {
+        return FloatVector.fromMemorySegment(F, data, rowOffset + 4L * col, LE);
     }
 
     @Override
     public void dequantizeRow(int row, float[] out, int offset) {
-        MemorySegment.copy(data, F32, (long) row * cols * 4, out, offset, cols);
+        MemorySegment.copy(data, F32, row * rowBytes, out, offset, cols);
     }
 }

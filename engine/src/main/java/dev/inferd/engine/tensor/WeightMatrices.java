@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor;
 
+import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.TensorInfo;
 
 import java.lang.foreign.MemorySegment;
@@ -12,10 +13,24 @@ final class WeightMatrices {
     static WeightMatrix create(TensorInfo info, MemorySegment data) {
         int cols = Math.toIntExact(info.cols());
         int rows = Math.toIntExact(info.rows());
-        return switch (info.type()) {
+        try {
+            return create(info.type(), rows, cols, data);
+        } catch (UnsupportedOperationException e) {
+            throw new UnsupportedOperationException("tensor " + info.name() + ": " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("tensor " + info.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    static WeightMatrix create(GGMLType type, int rows, int cols, MemorySegment data) {
+        return switch (type) {
             case F32 -> new F32Matrix(rows, cols, data);
+            case F16 -> new F16Matrix(rows, cols, data);
+            case BF16 -> new BF16Matrix(rows, cols, data);
+            case Q8_0 -> new Q8_0Matrix(rows, cols, data);
+            case Q4_0 -> new Q4_0Matrix(rows, cols, data);
             default -> throw new UnsupportedOperationException(
-                    "tensor " + info.name() + " has type " + info.type() + ", which this engine cannot read yet");
+                    "type " + type + " is not supported yet (F32, F16, BF16, Q8_0 and Q4_0 are)");
         };
     }
 }

@@ -15,6 +15,11 @@ public interface WeightMatrix {
         return WeightMatrices.create(info, data);
     }
 
+    /** A {@code rows x cols} matrix of {@code type} over {@code data} (exactly its size; heap or mapped). */
+    static WeightMatrix of(GGMLType type, int rows, int cols, MemorySegment data) {
+        return WeightMatrices.create(type, rows, cols, data);
+    }
+
     int rows();
 
     int cols();

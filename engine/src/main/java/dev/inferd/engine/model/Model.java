@@ -1,0 +1,38 @@
+package dev.inferd.engine.model;
+
+import dev.inferd.engine.batch.Batch;
+import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.gguf.GGUFFile;
+
+/**
+ * A decoder that turns a {@link Batch} of tokens into next-token logits, reading and extending a
+ * {@link KVCache}. The weights are views over the mapped GGUF file, which must stay open while the
+ * model is used. {@link #forward} reuses internal buffers: one caller at a time.
+ */
+public interface Model {
+
+    /** Loads the architecture the file names; batches of up to {@code maxBatch} entries. */
+    static Model load(GGUFFile gguf, int maxBatch) {
+        ModelConfig config = ModelConfig.fromGGUF(gguf);
+        return switch (config.architecture()) {
+            case LLAMA, QWEN2 -> new TransformerModel(gguf, config, maxBatch);
+        };
+    }
+
+    ModelConfig config();
+
+    /** The most entries one {@link #forward} call accepts. */
+    int maxBatch();
+
+    /** An empty cache shaped for this model. */
+    default KVCache newKVCache(int maxSequences, int contextLength) {
+        return new KVCache(config().blockCount(), config().kvLength(), maxSequences, contextLength);
+    }
+
+    /**
+     * Runs the batch: writes every entry's keys and values into the cache at (sequence, position) and
+     * returns the logits of the entries that want them. Positions before an entry's own in its sequence
+     * must already be in the cache or earlier in this batch.
+     */
+    Logits forward(Batch batch, KVCache cache);
+}

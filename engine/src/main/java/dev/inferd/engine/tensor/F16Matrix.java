@@ -1,0 +1,34 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * IEEE half-precision weights. A half's bits moved up by 13 are a float 2^112 times too small (for
+ * normal and subnormal halves alike), so a shift, a mask and one multiply widen a whole vector.
+ * Infinities and NaNs are not preserved; they do not occur in usable weights.
+ */
+final class F16Matrix extends HalfMatrix {
+    private static final FloatVector EXPONENT_FIX = FloatVector.broadcast(F, 0x1p112f);
+
+    F16Matrix(int rows, int cols, MemorySegment data) {
+        super(GGMLType.F16, rows, cols, data);
+    }
+
+    @Override public GGMLType type() { return GGMLType.F16; }
+
+    @Override
+    FloatVector widen(IntVector halves) {
+        // halves are sign-extended: after the shift the sign sits in bits 28-31; keep only bit 31
+        return halves.lanewise(VectorOperators.LSHL, 13).and(0x8FFFFFFF).reinterpretAsFloats().mul(EXPONENT_FIX);
+    }
+
+    @Override
+    float toFloat(short half) {
+        return Float.float16ToFloat(half);
+    }
+}

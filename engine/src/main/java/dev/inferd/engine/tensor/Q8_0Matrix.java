@@ -1,0 +1,90 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Q8_0 weights: blocks of an fp16 scale {@code d} and 32 int8 values {@code q}, value = q * d. The
+ * int8s are widened to floats as they are read and multiplied with the float activations; each block's
+ * partial sum is scaled by its {@code d} once.
+ */
+final class Q8_0Matrix extends MappedMatrix {
+    private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(F.length() * 8));
+    private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final int BLOCK = 32;
+    private static final int BLOCK_BYTES = 34;
+
+    Q8_0Matrix(int rows, int cols, MemorySegment data) {
+        super(GGMLType.Q8_0, rows, cols, data);
+    }
+
+    @Override public GGMLType type() { return GGMLType.Q8_0; }
+
+    private FloatVector weights(long at) {
+        return (FloatVector) ByteVector.fromMemorySegment(B, data, at, LE).convertShape(VectorOperators.B2F, F, 0);
+    }
+
+    private float scale(long block) {
+        return Float.float16ToFloat(data.get(HALF, block));
+    }
+
+    @Override
+    float dot(long rowOffset, float[] x, int xOffset) {
+        int step = F.length();
+        var acc = FloatVector.zero(F);
+        long block = rowOffset;
+        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
+            long qs = block + 2;
+            int xc = xOffset + c;
+            var sum = weights(qs).mul(FloatVector.fromArray(F, x, xc));
+            for (int k = step; k < BLOCK; k += step) sum = weights(qs + k).fma(FloatVector.fromArray(F, x, xc + k), sum);
+            acc = sum.fma(FloatVector.broadcast(F, scale(block)), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    @Override
+    void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex) {
+        int step = F.length();
+        int x1 = xOffset + cols, x2 = x1 + cols, x3 = x2 + cols;
+        var a0 = FloatVector.zero(F);
+        var a1 = FloatVector.zero(F);
+        var a2 = FloatVector.zero(F);
+        var a3 = FloatVector.zero(F);
+        long block = rowOffset;
+        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
+            var d = FloatVector.broadcast(F, scale(block));
+            long qs = block + 2;
+            for (int k = 0; k < BLOCK; k += step) {
+                var w = weights(qs + k).mul(d);
+                int ck = c + k;
+                a0 = w.fma(FloatVector.fromArray(F, x, xOffset + ck), a0);
+                a1 = w.fma(FloatVector.fromArray(F, x, x1 + ck), a1);
+                a2 = w.fma(FloatVector.fromArray(F, x, x2 + ck), a2);
+                a3 = w.fma(FloatVector.fromArray(F, x, x3 + ck), a3);
+            }
+        }
+        out[outIndex] = a0.reduceLanes(VectorOperators.ADD);
+        out[outIndex + rows] = a1.reduceLanes(VectorOperators.ADD);
+        out[outIndex + 2 * rows] = a2.reduceLanes(VectorOperators.ADD);
+        out[outIndex + 3 * rows] = a3.reduceLanes(VectorOperators.ADD);
+    }
+
+    @Override
+    public void dequantizeRow(int row, float[] out, int offset) {
+        long block = row * rowBytes;
+        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
+            float d = scale(block);
+            for (int j = 0; j < BLOCK; j++) out[offset + c + j] = data.get(ValueLayout.JAVA_BYTE, block + 2 + j) * d;
+        }
+    }
+}
