@@ -4,6 +4,8 @@ import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.chat.ChatTemplate;
 import dev.inferd.engine.chat.ChatTemplates;
+import dev.inferd.engine.chat.jinja.TemplateException;
+import dev.inferd.engine.chat.jinja.TemplateRaisedException;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Logits;
 import dev.inferd.engine.model.Model;
@@ -114,7 +116,14 @@ public final class LocalTextGenerator implements TextGenerator {
             map.put("content", m.content());
             maps.add(map);
         }
-        String text = chatTemplate.render(maps, true, templateVariables);
+        String text;
+        try {
+            text = chatTemplate.render(maps, true, templateVariables);
+        } catch (TemplateException e) {
+            // Mostly the template rejecting the conversation (e.g. a system message it does not allow).
+            throw new IllegalArgumentException(e instanceof TemplateRaisedException
+                    ? e.getMessage() : "the model's chat template failed on this conversation: " + e.getMessage(), e);
+        }
         return withoutDoubleBos(tokenizer.encode(text, true, true));
     }
 
