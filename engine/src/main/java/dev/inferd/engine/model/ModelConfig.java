@@ -74,7 +74,8 @@ public record ModelConfig(
         if (vocab < 0 && gguf.tensors().containsKey("token_embd.weight")) {
             vocab = Math.toIntExact(gguf.tensor("token_embd.weight").rows());
         }
-        if (vocab < 0) throw new UnsupportedModelException("the file gives no vocabulary size");
+        if (vocab < 0) throw new UnsupportedModelException("the file gives no vocabulary size (no "
+                + keys.name("vocab_size") + ", tokenizer.ggml.tokens or token_embd.weight)");
         return new ModelConfig(
                 arch,
                 embd,

@@ -23,6 +23,7 @@ public final class TransformerModel implements Model {
     private final Scratch scratch;
     private final Logits logits;
     private final WorkerPool pool = WorkerPool.shared();
+    private final AttentionTask attentionTask = new AttentionTask();
 
     public TransformerModel(GGUFFile gguf, ModelConfig config, int maxBatch) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, was " + maxBatch);
@@ -100,11 +101,8 @@ public final class TransformerModel implements Model {
             }
             // Every entry's keys are stored before any attends, so entries of one sequence in this
             // batch see each other (causally, by position).
-            int layer = l;
-            int heads = config.headCount();
-            float[][] scores = s.scores(pool.threads(), cache.contextLength());
-            pool.parallelFor(n * heads, (task, worker) ->
-                    attend(batch, cache, layer, task / heads, task % heads, scores[worker]));
+            attentionTask.prepare(batch, cache, l, s.scores(pool.threads(), cache.contextLength()));
+            pool.parallelFor(n * config.headCount(), attentionTask);
             lw.attentionOutput().multiply(s.attention, n, s.xb);
             addInPlace(s.x, s.xb, n * dim);
             rmsNorm(s.x, s.xb, n, dim, lw.ffnNorm());
@@ -238,6 +236,27 @@ public final class TransformerModel implements Model {
         for (int i = 0; i < len; i++) {
             float g = gate[i];
             gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
+        }
+    }
+
+    /** One (entry, head) of attention per pool task; a reused object, so a layer allocates no lambda. */
+    private final class AttentionTask implements WorkerPool.Task {
+        private Batch batch;
+        private KVCache cache;
+        private int layer;
+        private float[][] scores;
+
+        void prepare(Batch batch, KVCache cache, int layer, float[][] scores) {
+            this.batch = batch;
+            this.cache = cache;
+            this.layer = layer;
+            this.scores = scores;
+        }
+
+        @Override
+        public void run(int task, int worker) {
+            int heads = config.headCount();
+            attend(batch, cache, layer, task / heads, task % heads, scores[worker]);
         }
     }
 

@@ -1,0 +1,123 @@
+package dev.inferd.engine.model;
+
+import dev.inferd.engine.batch.Batch;
+import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.gguf.GGUFWriter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Cache sharing (n > 1), lazy growth, and input validation, on a synthetic llama model. */
+class KVCacheAndBatchTest {
+    @TempDir
+    static Path dir;
+    private static GGUFFile gguf;
+    private static Model model;
+    private static final int[] PROMPT = {1, 40, 50, 60, 70, 80};
+
+    @BeforeAll
+    static void load() throws Exception {
+        gguf = GGUFFile.open(SyntheticModels.write(SyntheticModels.smallLlama(GGMLType.F32), dir.resolve("m.gguf")));
+        model = Model.load(gguf, 16);
+    }
+
+    @AfterAll
+    static void close() {
+        gguf.close();
+    }
+
+    @Test
+    void copiedPrefillDecodesLikeItsOwnPrefill() {
+        KVCache shared = model.newKVCache(3, 64);
+        model.forward(Batch.ofPrompt(0, 0, PROMPT), shared);
+        shared.copy(0, 2, PROMPT.length);
+        var batch = new Batch(4);
+        batch.add(0, PROMPT.length, 99, true);
+        batch.add(2, PROMPT.length, 99, true);
+        Logits both = model.forward(batch, shared);
+        float[] fromOriginal = both.row(0);
+        float[] fromCopy = both.row(1);
+
+        KVCache alone = model.newKVCache(1, 64);
+        model.forward(Batch.ofPrompt(0, 0, PROMPT), alone);
+        var single = new Batch(1);
+        single.add(0, PROMPT.length, 99, true);
+        float[] reference = model.forward(single, alone).row(0);
+
+        assertThat(fromCopy).containsExactly(reference);
+        assertThat(fromOriginal).containsExactly(reference);
+        assertThat(shared.length(2)).isEqualTo(PROMPT.length + 1);
+    }
+
+    @Test
+    void prefillInOneBatchEqualsTokenByToken() {
+        KVCache a = model.newKVCache(1, 64);
+        float[] batched = model.forward(Batch.ofPrompt(0, 0, PROMPT), a).row(0);
+        KVCache b = model.newKVCache(1, 64);
+        var one = new Batch(1);
+        float[] stepwise = null;
+        for (int i = 0; i < PROMPT.length; i++) {
+            one.clear();
+            one.add(0, i, PROMPT[i], true);
+            stepwise = model.forward(one, b).row(0);
+        }
+        for (int t = 0; t < batched.length; t++) {
+            assertThat(stepwise[t]).isCloseTo(batched[t], org.assertj.core.api.Assertions.within(1e-3f));
+        }
+    }
+
+    @Test
+    void storageGrowsOnDemandAndClearFreesIt() {
+        KVCache cache = model.newKVCache(2, 1024);
+        model.forward(Batch.ofPrompt(1, 0, PROMPT), cache);
+        assertThat(cache.capacity(1)).isEqualTo(64);
+        assertThat(cache.capacity(0)).isZero();
+        assertThat(cache.keys(0, 1)).hasSize(64 * model.config().kvLength());
+        cache.clear(1);
+        assertThat(cache.capacity(1)).isZero();
+        assertThat(cache.length(1)).isZero();
+    }
+
+    @Test
+    void rejectsBadInput() {
+        KVCache cache = model.newKVCache(1, 8);
+        var batch = new Batch(2);
+        batch.add(0, 8, 5, true);
+        assertThatThrownBy(() -> model.forward(batch, cache)).hasMessageContaining("beyond the context length 8");
+        batch.clear();
+        batch.add(1, 0, 5, true);
+        assertThatThrownBy(() -> model.forward(batch, cache)).hasMessageContaining("sequence 1");
+        batch.clear();
+        batch.add(0, 0, 100_000, true);
+        assertThatThrownBy(() -> model.forward(batch, cache)).hasMessageContaining("outside the vocabulary");
+        assertThatThrownBy(() -> new Batch(1).add(0, -1, 1, false)).hasMessageContaining("negative position");
+    }
+
+    @Test
+    void unsupportedArchitectureIsNamed() throws Exception {
+        Path file = dir.resolve("gpt2.gguf");
+        new GGUFWriter().put("general.architecture", "gpt2").write(file);
+        try (GGUFFile f = GGUFFile.open(file)) {
+            assertThatThrownBy(() -> ModelConfig.fromGGUF(f)).isInstanceOf(UnsupportedModelException.class)
+                    .hasMessageContaining("'gpt2' is not supported").hasMessageContaining("llama, qwen2");
+        }
+    }
+
+    @Test
+    void missingKeyIsNamed() throws Exception {
+        Path file = dir.resolve("partial.gguf");
+        new GGUFWriter().put("general.architecture", "qwen2").put("qwen2.embedding_length", 64)
+                .put("qwen2.attention.head_count", 4).write(file);
+        try (GGUFFile f = GGUFFile.open(file)) {
+            assertThatThrownBy(() -> ModelConfig.fromGGUF(f)).hasMessageContaining("qwen2.");
+        }
+    }
+}
