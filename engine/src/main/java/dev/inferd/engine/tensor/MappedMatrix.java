@@ -14,7 +14,13 @@ import java.lang.foreign.MemorySegment;
 abstract sealed class MappedMatrix implements WeightMatrix
         permits F32Matrix, HalfMatrix, Q8_0Matrix, Q4_0Matrix {
 
-    static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    /**
+     * The machine's widest float vector: 8 lanes (AVX2) or 16 (AVX-512). The block kernels need at
+     * least 8 lanes (a 64-bit vector of int8 weights), so narrower machines (NEON) get 256-bit vectors,
+     * correct but emulated and slow.
+     */
+    static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8
+            ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
 
     /** Below this many multiply-adds a call runs on the calling thread: handing out work costs more. */
     private static final long PARALLEL_MIN_WORK = 1 << 16;
