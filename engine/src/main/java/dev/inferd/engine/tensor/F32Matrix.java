@@ -21,17 +21,14 @@ final class F32Matrix extends MappedMatrix {
 
     @Override
     float dot(long rowOffset, float[] x, int xOffset) {
+        // The same operations, in the same order, as one lane of dot4: a row's result must not depend
+        // on whether it went through alone or with neighbours (see MappedMatrix).
         int step = F.length();
         int bound = F.loopBound(cols);
-        var acc0 = FloatVector.zero(F);
-        var acc1 = FloatVector.zero(F);
+        var acc = FloatVector.zero(F);
         int c = 0;
-        for (; c + 2 * step <= bound; c += 2 * step) {
-            acc0 = load(rowOffset, c).fma(FloatVector.fromArray(F, x, xOffset + c), acc0);
-            acc1 = load(rowOffset, c + step).fma(FloatVector.fromArray(F, x, xOffset + c + step), acc1);
-        }
-        for (; c < bound; c += step) acc0 = load(rowOffset, c).fma(FloatVector.fromArray(F, x, xOffset + c), acc0);
-        float sum = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        for (; c < bound; c += step) acc = load(rowOffset, c).fma(FloatVector.fromArray(F, x, xOffset + c), acc);
+        float sum = MappedMatrix.sum(acc);
         for (; c < cols; c++) sum += data.get(F32, rowOffset + 4L * c) * x[xOffset + c];
         return sum;
     }
@@ -53,8 +50,8 @@ final class F32Matrix extends MappedMatrix {
             a2 = w.fma(FloatVector.fromArray(F, x, x2 + c), a2);
             a3 = w.fma(FloatVector.fromArray(F, x, x3 + c), a3);
         }
-        float s0 = a0.reduceLanes(VectorOperators.ADD), s1 = a1.reduceLanes(VectorOperators.ADD);
-        float s2 = a2.reduceLanes(VectorOperators.ADD), s3 = a3.reduceLanes(VectorOperators.ADD);
+        float s0 = sum(a0), s1 = sum(a1);
+        float s2 = sum(a2), s3 = sum(a3);
         for (; c < cols; c++) {
             float w = data.get(F32, rowOffset + 4L * c);
             s0 += w * x[xOffset + c];

@@ -2,6 +2,7 @@ package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
@@ -21,6 +22,9 @@ abstract sealed class MappedMatrix implements WeightMatrix
      */
     static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8
             ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
+
+    /** Rotations by half, a quarter, ... of the lanes: {@link #sum}'s folding order. */
+    private static final VectorShuffle<Float>[] FOLDS = folds();
 
     /** Below this many multiply-adds a call runs on the calling thread: handing out work costs more. */
     private static final long PARALLEL_MIN_WORK = 1 << 16;
@@ -53,11 +57,37 @@ abstract sealed class MappedMatrix implements WeightMatrix
         this.data = data;
     }
 
+    /**
+     * The sum of the lanes in a fixed order. {@code reduceLanes(ADD)} leaves its order to the
+     * implementation, and the interpreter and the JIT-compiled code do differ, so the same row would
+     * give different bits before and after warm-up; lane-wise adds of rotations are exact IEEE
+     * operations in both.
+     */
+    static float sum(FloatVector v) {
+        for (VectorShuffle<Float> fold : FOLDS) v = v.add(v.rearrange(fold));
+        return v.lane(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Float>[] folds() {
+        int lanes = F.length();
+        VectorShuffle<Float>[] folds = new VectorShuffle[Integer.numberOfTrailingZeros(lanes)];
+        for (int i = 0, half = lanes / 2; half >= 1; i++, half /= 2) {
+            int shift = half;
+            folds[i] = VectorShuffle.fromOp(F, lane -> (lane + shift) % lanes);
+        }
+        return folds;
+    }
+
     @Override public final int rows() { return rows; }
 
     @Override public final int cols() { return cols; }
 
-    /** {@code dot(row at rowOffset, x[xOffset .. xOffset + cols))}. */
+    /**
+     * {@code dot(row at rowOffset, x[xOffset .. xOffset + cols))}, bit for bit what {@link #dot4} gives
+     * for the same activation row: continuous batching puts a sequence's row beside any others, and
+     * its result must not depend on them (a fixed seed gives the same tokens alone or batched).
+     */
     abstract float dot(long rowOffset, float[] x, int xOffset);
 
     /**

@@ -42,14 +42,15 @@ final class Q8_0Matrix extends MappedMatrix {
         int step = F.length();
         var acc = FloatVector.zero(F);
         long block = rowOffset;
+        // The same operations, in the same order, as one lane of dot4 (see MappedMatrix).
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
+            var d = FloatVector.broadcast(F, scale(block));
             long qs = block + 2;
-            int xc = xOffset + c;
-            var sum = weights(qs).mul(FloatVector.fromArray(F, x, xc));
-            for (int k = step; k < BLOCK; k += step) sum = weights(qs + k).fma(FloatVector.fromArray(F, x, xc + k), sum);
-            acc = sum.fma(FloatVector.broadcast(F, scale(block)), acc);
+            for (int k = 0; k < BLOCK; k += step) {
+                acc = weights(qs + k).mul(d).fma(FloatVector.fromArray(F, x, xOffset + c + k), acc);
+            }
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return sum(acc);
     }
 
     @Override
@@ -73,10 +74,10 @@ final class Q8_0Matrix extends MappedMatrix {
                 a3 = w.fma(FloatVector.fromArray(F, x, x3 + ck), a3);
             }
         }
-        out[outIndex] = a0.reduceLanes(VectorOperators.ADD);
-        out[outIndex + rows] = a1.reduceLanes(VectorOperators.ADD);
-        out[outIndex + 2 * rows] = a2.reduceLanes(VectorOperators.ADD);
-        out[outIndex + 3 * rows] = a3.reduceLanes(VectorOperators.ADD);
+        out[outIndex] = sum(a0);
+        out[outIndex + rows] = sum(a1);
+        out[outIndex + 2 * rows] = sum(a2);
+        out[outIndex + 3 * rows] = sum(a3);
     }
 
     @Override
