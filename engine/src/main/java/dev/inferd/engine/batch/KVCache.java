@@ -1,46 +1,69 @@
 package dev.inferd.engine.batch;
 
-import java.util.Arrays;
-
 /**
- * Keys and values of every layer for up to {@code maxSequences} sequences of up to
- * {@code contextLength} positions, in F32. A sequence's storage grows on demand (in blocks of
- * {@value #GROWTH_BLOCK} positions, doubling), so a short request does not reserve a full context.
+ * Keys and values of every layer in fixed-size blocks of {@link #blockSize()} positions, drawn from a
+ * pool of {@link #totalBlocks()} blocks shared by up to {@code maxSequences} sequences of up to
+ * {@code contextLength} positions. Each sequence has a block table (its logical blocks to pool
+ * blocks), so memory follows the tokens actually held, not the context length.
  *
- * <p>Layout: for a layer and a sequence, one array of {@code capacity * kvLength} floats, position-major
- * ({@code [pos * kvLength + kvHead * headDim + i]}), which keeps one head's history a strided walk.
- * Not thread-safe: the forward pass that owns it is the only writer.
+ * <p>Blocks are shared, never copied up front: {@link #copy} gives another sequence the same blocks
+ * (n choices of one prompt), and {@link #attachCachedPrefix} gives a new sequence the blocks an
+ * earlier sequence wrote for the same tokens (the prefix cache, see {@link BlockPool}). A write into a
+ * block that someone else also holds first copies it (copy-on-write). Writes go through
+ * {@link #ensureWritable} / {@link #prepareWrite}; only those allocate.
+ *
+ * <p>Storage: per layer and block one F32 array of {@code blockSize * kvLength} floats, position-major
+ * ({@code [slot * kvLength + kvHead * headDim + i]}), allocated the first time the block is used. Not
+ * thread-safe: one thread (the scheduler, or the forward pass's caller) owns it.
  */
 public final class KVCache {
-    static final int GROWTH_BLOCK = 64;
-    private static final float[] EMPTY = new float[0];
+    public static final int DEFAULT_BLOCK_SIZE = 16;
 
     private final int layers;
     private final int kvLength;
     private final int maxSequences;
     private final int contextLength;
-    private final float[][][] keys;   // [sequence][layer] -> capacity * kvLength
+    private final int blockSize;
+    private final float[][][] keys;   // [layer][block] -> blockSize * kvLength, null until first used
     private final float[][][] values;
-    private final int[] capacity;     // positions allocated per sequence
-    private final int[] length;       // highest written position + 1 per sequence
+    private final BlockPool pool;
+    private final int[][] tables;     // [sequence][logical block] -> pool block
+    private final long[][] chain;     // [sequence][logical block] -> prefix hash up to that block (committed ones)
+    private final int[] blockCounts;
+    private final int[] lengths;      // highest written position + 1
+    private final int[] committed;    // leading blocks registered in (or checked against) the prefix cache
 
+    /** A cache with enough blocks for every sequence to fill the context (storage still grows on demand). */
     public KVCache(int layers, int kvLength, int maxSequences, int contextLength) {
-        if (layers <= 0 || kvLength <= 0 || maxSequences <= 0 || contextLength <= 0) {
+        this(layers, kvLength, maxSequences, contextLength, DEFAULT_BLOCK_SIZE,
+                maxSequences * Math.ceilDiv(Math.max(contextLength, 1), DEFAULT_BLOCK_SIZE));
+    }
+
+    public KVCache(int layers, int kvLength, int maxSequences, int contextLength, int blockSize, int totalBlocks) {
+        if (layers <= 0 || kvLength <= 0 || maxSequences <= 0 || contextLength <= 0 || blockSize <= 0 || totalBlocks <= 0) {
             throw new IllegalArgumentException("KV cache dimensions must be positive: layers " + layers + ", kvLength "
-                    + kvLength + ", maxSequences " + maxSequences + ", contextLength " + contextLength);
+                    + kvLength + ", maxSequences " + maxSequences + ", contextLength " + contextLength
+                    + ", blockSize " + blockSize + ", blocks " + totalBlocks);
         }
         this.layers = layers;
         this.kvLength = kvLength;
         this.maxSequences = maxSequences;
         this.contextLength = contextLength;
-        keys = new float[maxSequences][layers][];
-        values = new float[maxSequences][layers][];
-        for (int s = 0; s < maxSequences; s++) {
-            Arrays.fill(keys[s], EMPTY);
-            Arrays.fill(values[s], EMPTY);
-        }
-        capacity = new int[maxSequences];
-        length = new int[maxSequences];
+        this.blockSize = blockSize;
+        keys = new float[layers][totalBlocks][];
+        values = new float[layers][totalBlocks][];
+        pool = new BlockPool(totalBlocks);
+        int perSequence = Math.ceilDiv(contextLength, blockSize);
+        tables = new int[maxSequences][perSequence];
+        chain = new long[maxSequences][perSequence];
+        blockCounts = new int[maxSequences];
+        lengths = new int[maxSequences];
+        committed = new int[maxSequences];
+    }
+
+    /** Bytes one block takes once allocated (keys and values of every layer, F32). */
+    public static long bytesPerBlock(int layers, int kvLength, int blockSize) {
+        return 2L * Float.BYTES * layers * kvLength * blockSize;
     }
 
     public int layers() { return layers; }
@@ -51,76 +74,199 @@ public final class KVCache {
 
     public int contextLength() { return contextLength; }
 
+    public int blockSize() { return blockSize; }
+
+    public int totalBlocks() { return pool.total(); }
+
+    /** Blocks held by some sequence. */
+    public int usedBlocks() { return pool.used(); }
+
+    /** Blocks no sequence holds that keep a cached prefix for later requests. */
+    public int cachedBlocks() { return pool.cached(); }
+
+    /** Blocks an allocation can still get (free ones, then cached ones, least recently used first). */
+    public int availableBlocks() { return pool.available(); }
+
+    /** Blocks needed to hold {@code positions} positions. */
+    public int blocksFor(int positions) { return Math.ceilDiv(positions, blockSize); }
+
     /** Positions {@code 0..length-1} of the sequence hold data (the highest position written, plus one). */
-    public int length(int sequence) { return length[checkSequence(sequence)]; }
+    public int length(int sequence) { return lengths[checkSequence(sequence)]; }
 
-    /** Positions currently allocated for the sequence. */
-    public int capacity(int sequence) { return capacity[checkSequence(sequence)]; }
+    /** Blocks the sequence holds. */
+    public int blockCount(int sequence) { return blockCounts[checkSequence(sequence)]; }
 
-    /** Keys of one layer and sequence: position {@code p} starts at {@code p * kvLength()}. */
-    public float[] keys(int layer, int sequence) { return keys[checkSequence(sequence)][layer]; }
-
-    /** Values of one layer and sequence, laid out like {@link #keys}. */
-    public float[] values(int layer, int sequence) { return values[checkSequence(sequence)][layer]; }
+    /** Positions the sequence's blocks can hold. */
+    public int capacity(int sequence) { return blockCount(sequence) * blockSize; }
 
     /**
-     * Makes room for positions {@code 0..positions-1} of the sequence. Allocates only when it grows.
+     * The sequence's block table: logical block {@code i} (positions {@code i * blockSize()} onwards) is
+     * pool block {@code table[i]}, for {@code i < blockCount(sequence)}. The cache's own array: read only.
      */
-    public void reserve(int sequence, int positions) {
+    public int[] blockTable(int sequence) { return tables[checkSequence(sequence)]; }
+
+    /** Keys of one layer in one pool block: slot {@code s} starts at {@code s * kvLength()}. */
+    public float[] keyBlock(int layer, int block) { return keys[layer][block]; }
+
+    /** Values of one layer in one pool block, laid out like {@link #keyBlock}. */
+    public float[] valueBlock(int layer, int block) { return values[layer][block]; }
+
+    /**
+     * Makes positions {@code from..to-1} of the sequence writable: allocates the blocks it lacks and
+     * gives it its own copy of any block in that range that another sequence or the prefix cache also
+     * holds.
+     *
+     * @return false when the pool ran out of blocks (what was allocated so far stays with the sequence)
+     */
+    public boolean ensureWritable(int sequence, int from, int to) {
         checkSequence(sequence);
-        if (positions > contextLength) {
-            throw new IllegalArgumentException("position " + (positions - 1) + " is beyond the context length "
-                    + contextLength);
+        if (from < 0 || from >= to) throw new IllegalArgumentException("empty or negative range " + from + ".." + to);
+        if (to > contextLength) {
+            throw new IllegalArgumentException("position " + (to - 1) + " is beyond the context length " + contextLength);
         }
-        if (positions <= capacity[sequence]) return;
-        int grown = Math.max(positions, capacity[sequence] * 2);
-        grown = Math.min(contextLength, (grown + GROWTH_BLOCK - 1) / GROWTH_BLOCK * GROWTH_BLOCK);
-        for (int l = 0; l < layers; l++) {
-            keys[sequence][l] = Arrays.copyOf(keys[sequence][l], grown * kvLength);
-            values[sequence][l] = Arrays.copyOf(values[sequence][l], grown * kvLength);
+        int[] table = tables[sequence];
+        int last = (to - 1) / blockSize;
+        for (int b = from / blockSize; b <= last; b++) {
+            while (blockCounts[sequence] <= b) {
+                int fresh = allocate();
+                if (fresh < 0) return false;
+                table[blockCounts[sequence]++] = fresh;
+            }
+            int block = table[b];
+            if (pool.refCount(block) > 1) {
+                int own = allocate();
+                if (own < 0) return false;
+                copyBlock(block, own);
+                pool.release(block);
+                table[b] = own;
+            } else if (pool.isRegistered(block)) {
+                pool.unregister(block); // about to be overwritten (after a truncate): no longer that prefix
+            }
+            if (committed[sequence] > b) committed[sequence] = b;
         }
-        capacity[sequence] = grown;
+        return true;
+    }
+
+    /**
+     * Where the forward pass writes (sequence, position): {@code block * blockSize() + slot}. Allocates
+     * as {@link #ensureWritable} does.
+     *
+     * @throws IllegalStateException when the pool has no block left
+     */
+    public int prepareWrite(int sequence, int position) {
+        if (!ensureWritable(sequence, position, position + 1)) {
+            throw new IllegalStateException("the KV cache's " + pool.total() + " blocks are all in use");
+        }
+        return tables[sequence][position / blockSize] * blockSize + position % blockSize;
     }
 
     /** Records that {@code position} of the sequence now holds data (called by the forward pass). */
     public void markWritten(int sequence, int position) {
-        if (position >= length[sequence]) length[sequence] = position + 1;
+        if (position >= lengths[sequence]) lengths[sequence] = position + 1;
     }
 
-    /** Forgets a sequence and frees its storage. */
+    /** Forgets a sequence and lets its blocks go (cached ones stay findable by their prefix). */
     public void clear(int sequence) {
-        checkSequence(sequence);
-        Arrays.fill(keys[sequence], EMPTY);
-        Arrays.fill(values[sequence], EMPTY);
-        capacity[sequence] = 0;
-        length[sequence] = 0;
+        truncate(sequence, 0);
     }
 
-    /** Drops positions {@code from..} of a sequence (keeps its storage), e.g. to rewind after a stop. */
+    /** Drops positions {@code from..} of a sequence and the blocks wholly beyond them, e.g. to rewind. */
     public void truncate(int sequence, int from) {
         checkSequence(sequence);
         if (from < 0) throw new IllegalArgumentException("negative position " + from);
-        length[sequence] = Math.min(length[sequence], from);
+        int keep = blocksFor(from);
+        for (int b = keep; b < blockCounts[sequence]; b++) pool.release(tables[sequence][b]);
+        blockCounts[sequence] = Math.min(blockCounts[sequence], keep);
+        lengths[sequence] = Math.min(lengths[sequence], from);
+        committed[sequence] = Math.min(committed[sequence], lengths[sequence] / blockSize);
     }
 
     /**
-     * Copies positions {@code 0..positions-1} of {@code from} into {@code to} (every layer), so that
-     * {@code n > 1} choices share one prefill. {@code to}'s later positions are dropped.
+     * Gives {@code to} positions {@code 0..positions-1} of {@code from} (every layer) by sharing their
+     * blocks, so that {@code n > 1} choices share one prefill; the first write into a shared block
+     * copies it. {@code to}'s own positions are dropped first.
      */
     public void copy(int from, int to, int positions) {
         checkSequence(from);
         checkSequence(to);
-        if (positions < 0 || positions > length[from]) {
+        if (positions < 0 || positions > lengths[from]) {
             throw new IllegalArgumentException("cannot copy " + positions + " positions of sequence " + from
-                    + ", which holds " + length[from]);
+                    + ", which holds " + lengths[from]);
         }
         if (from == to) return;
-        reserve(to, Math.max(positions, 1));
-        for (int l = 0; l < layers; l++) {
-            System.arraycopy(keys[from][l], 0, keys[to][l], 0, positions * kvLength);
-            System.arraycopy(values[from][l], 0, values[to][l], 0, positions * kvLength);
+        clear(to);
+        int blocks = blocksFor(positions);
+        for (int b = 0; b < blocks; b++) {
+            int block = tables[from][b];
+            pool.retain(block);
+            tables[to][b] = block;
+            chain[to][b] = chain[from][b];
         }
-        length[to] = positions;
+        blockCounts[to] = blocks;
+        lengths[to] = positions;
+        committed[to] = Math.min(committed[from], positions / blockSize);
+    }
+
+    /**
+     * Gives an empty sequence the cached blocks that hold a prefix of {@code tokens}: whole blocks only,
+     * and only within the first {@code maxPositions} positions.
+     *
+     * @return the positions now held (a multiple of the block size)
+     */
+    public int attachCachedPrefix(int sequence, int[] tokens, int maxPositions) {
+        checkSequence(sequence);
+        if (blockCounts[sequence] != 0) throw new IllegalStateException("sequence " + sequence + " is not empty");
+        int limit = Math.min(Math.min(maxPositions, tokens.length), contextLength) / blockSize;
+        long parent = BlockPool.ROOT;
+        int b = 0;
+        for (; b < limit; b++) {
+            long hash = BlockPool.chain(parent, tokens, b * blockSize, blockSize);
+            int block = pool.lookup(hash, parent, tokens, b * blockSize, blockSize);
+            if (block < 0) break;
+            pool.retain(block);
+            tables[sequence][b] = block;
+            chain[sequence][b] = hash;
+            parent = hash;
+        }
+        blockCounts[sequence] = b;
+        lengths[sequence] = b * blockSize;
+        committed[sequence] = b;
+        return b * blockSize;
+    }
+
+    /**
+     * Offers the sequence's full blocks to the prefix cache; {@code tokens[p]} is the token at position
+     * {@code p}, for every position written so far.
+     */
+    public void commitFullBlocks(int sequence, int[] tokens) {
+        checkSequence(sequence);
+        int full = lengths[sequence] / blockSize;
+        for (int b = committed[sequence]; b < full; b++) {
+            long parent = b == 0 ? BlockPool.ROOT : chain[sequence][b - 1];
+            long hash = BlockPool.chain(parent, tokens, b * blockSize, blockSize);
+            pool.register(tables[sequence][b], hash, parent, tokens, b * blockSize, blockSize);
+            chain[sequence][b] = hash;
+        }
+        if (full > committed[sequence]) committed[sequence] = full;
+    }
+
+    private int allocate() {
+        int block = pool.allocate();
+        if (block >= 0 && keys[0][block] == null) {
+            int floats = blockSize * kvLength;
+            for (int l = 0; l < layers; l++) {
+                keys[l][block] = new float[floats];
+                values[l][block] = new float[floats];
+            }
+        }
+        return block;
+    }
+
+    private void copyBlock(int from, int to) {
+        for (int l = 0; l < layers; l++) {
+            System.arraycopy(keys[l][from], 0, keys[l][to], 0, keys[l][from].length);
+            System.arraycopy(values[l][from], 0, values[l][to], 0, values[l][from].length);
+        }
     }
 
     private int checkSequence(int sequence) {

@@ -29,6 +29,11 @@ public interface Model {
         return new KVCache(config().blockCount(), config().kvLength(), maxSequences, contextLength);
     }
 
+    /** An empty cache of {@code blocks} blocks of {@code blockSize} positions, shaped for this model. */
+    default KVCache newKVCache(int maxSequences, int contextLength, int blockSize, int blocks) {
+        return new KVCache(config().blockCount(), config().kvLength(), maxSequences, contextLength, blockSize, blocks);
+    }
+
     /**
      * Runs the batch: writes every entry's keys and values into the cache at (sequence, position) and
      * returns the logits of the entries that want them. Positions before an entry's own in its sequence

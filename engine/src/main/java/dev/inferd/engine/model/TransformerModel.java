@@ -76,8 +76,9 @@ public final class TransformerModel implements Model {
         int qLen = config.queryLength();
         int kvLen = config.kvLength();
         int pairs = rope.pairs();
+        int blockSize = cache.blockSize();
         for (int e = 0; e < n; e++) {
-            cache.reserve(batch.sequence(e), batch.position(e) + 1);
+            s.cells[e] = cache.prepareWrite(batch.sequence(e), batch.position(e));
             tokenEmbedding.dequantizeRow(batch.token(e), s.x, e * dim);
             rope.angles(batch.position(e), s.cos, s.sin, e * pairs);
         }
@@ -94,10 +95,10 @@ public final class TransformerModel implements Model {
                 rope.rotate(s.q, e * qLen, config.headCount(), s.cos, s.sin, e * pairs);
                 roundToHalf(s.q, e * qLen, qLen);
                 rope.rotate(s.k, e * kvLen, config.headCountKv(), s.cos, s.sin, e * pairs);
-                int seq = batch.sequence(e);
-                int at = batch.position(e) * kvLen;
-                store(s.k, e * kvLen, cache.keys(l, seq), at, kvLen);
-                store(s.v, e * kvLen, cache.values(l, seq), at, kvLen);
+                int block = s.cells[e] / blockSize;
+                int at = (s.cells[e] % blockSize) * kvLen;
+                store(s.k, e * kvLen, cache.keyBlock(l, block), at, kvLen);
+                store(s.v, e * kvLen, cache.valueBlock(l, block), at, kvLen);
             }
             // Every entry's keys are stored before any attends, so entries of one sequence in this
             // batch see each other (causally, by position).
@@ -123,26 +124,33 @@ public final class TransformerModel implements Model {
         return logits;
     }
 
-    /** One query head of one entry against its sequence's keys and values at positions 0..pos. */
+    /**
+     * One query head of one entry against its sequence's keys and values at positions 0..pos, read
+     * through the sequence's block table (position {@code t} is slot {@code t % blockSize} of block
+     * {@code table[t / blockSize]}).
+     */
     private void attend(Batch batch, KVCache cache, int layer, int entry, int head, float[] scores) {
         int headDim = config.headDim();
         int kvLen = config.kvLength();
-        int seq = batch.sequence(entry);
         int last = batch.position(entry);
-        float[] keys = cache.keys(layer, seq);
-        float[] values = cache.values(layer, seq);
+        int[] table = cache.blockTable(batch.sequence(entry));
+        int blockSize = cache.blockSize();
         float[] q = scratch.q;
         int qOff = entry * config.queryLength() + head * headDim;
         int kvOff = (head / config.groupSize()) * headDim;
         float scale = (float) (1.0 / Math.sqrt(headDim));
         float max = Float.NEGATIVE_INFINITY;
-        for (int t = 0; t <= last; t++) {
-            int kOff = t * kvLen + kvOff;
-            float dot = 0;
-            for (int i = 0; i < headDim; i++) dot += q[qOff + i] * keys[kOff + i];
-            float score = dot * scale;
-            scores[t] = score;
-            if (score > max) max = score;
+        for (int start = 0; start <= last; start += blockSize) {
+            float[] keys = cache.keyBlock(layer, table[start / blockSize]);
+            int end = Math.min(last, start + blockSize - 1);
+            for (int t = start; t <= end; t++) {
+                int kOff = (t - start) * kvLen + kvOff;
+                float dot = 0;
+                for (int i = 0; i < headDim; i++) dot += q[qOff + i] * keys[kOff + i];
+                float score = dot * scale;
+                scores[t] = score;
+                if (score > max) max = score;
+            }
         }
         double sum = 0;
         for (int t = 0; t <= last; t++) {
@@ -154,10 +162,14 @@ public final class TransformerModel implements Model {
         float[] out = scratch.attention;
         int oOff = entry * config.queryLength() + head * headDim;
         java.util.Arrays.fill(out, oOff, oOff + headDim, 0f);
-        for (int t = 0; t <= last; t++) {
-            float p = roundToHalf(scores[t] * inv);
-            int vOff = t * kvLen + kvOff;
-            for (int i = 0; i < headDim; i++) out[oOff + i] += p * values[vOff + i];
+        for (int start = 0; start <= last; start += blockSize) {
+            float[] values = cache.valueBlock(layer, table[start / blockSize]);
+            int end = Math.min(last, start + blockSize - 1);
+            for (int t = start; t <= end; t++) {
+                float p = roundToHalf(scores[t] * inv);
+                int vOff = (t - start) * kvLen + kvOff;
+                for (int i = 0; i < headDim; i++) out[oOff + i] += p * values[vOff + i];
+            }
         }
     }
 
@@ -272,6 +284,7 @@ public final class TransformerModel implements Model {
         final float[] up;
         final float[] cos;
         final float[] sin;
+        final int[] cells;       // where each entry's keys and values go: block * blockSize + slot
         private float[][] scores = new float[0][];
 
         Scratch(ModelConfig c, int maxBatch, int pairs) {
@@ -285,6 +298,7 @@ public final class TransformerModel implements Model {
             up = new float[maxBatch * c.feedForwardLength()];
             cos = new float[maxBatch * pairs];
             sin = new float[maxBatch * pairs];
+            cells = new int[maxBatch];
         }
 
         /** Per worker, attention weights over a whole context; grows once to the largest cache used. */

@@ -78,12 +78,16 @@ class KVCacheAndBatchTest {
     void storageGrowsOnDemandAndClearFreesIt() {
         KVCache cache = model.newKVCache(2, 1024);
         model.forward(Batch.ofPrompt(1, 0, PROMPT), cache);
-        assertThat(cache.capacity(1)).isEqualTo(64);
+        assertThat(cache.blockCount(1)).isEqualTo(1);
+        assertThat(cache.capacity(1)).isEqualTo(KVCache.DEFAULT_BLOCK_SIZE);
         assertThat(cache.capacity(0)).isZero();
-        assertThat(cache.keys(0, 1)).hasSize(64 * model.config().kvLength());
+        int block = cache.blockTable(1)[0];
+        assertThat(cache.keyBlock(0, block)).hasSize(KVCache.DEFAULT_BLOCK_SIZE * model.config().kvLength());
+        assertThat(cache.usedBlocks()).isEqualTo(1);
         cache.clear(1);
         assertThat(cache.capacity(1)).isZero();
         assertThat(cache.length(1)).isZero();
+        assertThat(cache.usedBlocks()).isZero();
     }
 
     @Test

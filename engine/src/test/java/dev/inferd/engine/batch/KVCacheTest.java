@@ -1,0 +1,109 @@
+package dev.inferd.engine.batch;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Block bookkeeping of the paged cache: sharing, copy-on-write, the prefix cache and its eviction. */
+class KVCacheTest {
+    private static final int BS = 4;
+
+    private static KVCache cache(int blocks) {
+        return new KVCache(2, 3, 4, 64, BS, blocks);
+    }
+
+    private static void write(KVCache c, int seq, int from, int to, float value) {
+        for (int p = from; p < to; p++) {
+            int cell = c.prepareWrite(seq, p);
+            c.keyBlock(1, cell / BS)[(cell % BS) * 3] = value + p;
+            c.markWritten(seq, p);
+        }
+    }
+
+    private static float keyAt(KVCache c, int seq, int p) {
+        return c.keyBlock(1, c.blockTable(seq)[p / BS])[(p % BS) * 3];
+    }
+
+    @Test
+    void sharedBlocksAreCopiedOnWrite() {
+        KVCache c = cache(8);
+        write(c, 0, 0, 6, 100);                 // blocks: full + partial
+        c.copy(0, 1, 6);
+        assertThat(c.usedBlocks()).isEqualTo(2);
+        assertThat(c.blockTable(1)[0]).isEqualTo(c.blockTable(0)[0]);
+        write(c, 1, 6, 7, 200);                 // the shared partial block gets copied for sequence 1
+        assertThat(c.usedBlocks()).isEqualTo(3);
+        assertThat(c.blockTable(1)[1]).isNotEqualTo(c.blockTable(0)[1]);
+        assertThat(keyAt(c, 1, 5)).isEqualTo(105);
+        assertThat(keyAt(c, 1, 6)).isEqualTo(206);
+        write(c, 0, 6, 7, 300);                 // now the only holder: written in place
+        assertThat(c.usedBlocks()).isEqualTo(3);
+        assertThat(keyAt(c, 0, 6)).isEqualTo(306);
+        c.clear(0);
+        c.clear(1);
+        assertThat(c.usedBlocks()).isZero();
+        assertThat(c.availableBlocks()).isEqualTo(8);
+    }
+
+    @Test
+    void fullBlocksAreFoundAgainByTheirPrefix() {
+        KVCache c = cache(8);
+        int[] tokens = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        write(c, 0, 0, 10, 0);
+        c.commitFullBlocks(0, tokens);
+        c.clear(0);
+        assertThat(c.cachedBlocks()).isEqualTo(2);
+        assertThat(c.usedBlocks()).isZero();
+
+        int[] same = {1, 2, 3, 4, 5, 6, 7, 8, 42};
+        assertThat(c.attachCachedPrefix(1, same, same.length - 1)).isEqualTo(8);
+        assertThat(keyAt(c, 1, 7)).isEqualTo(7);
+        assertThat(c.cachedBlocks()).isZero();
+        assertThat(c.usedBlocks()).isEqualTo(2);
+
+        int[] divergent = {1, 2, 3, 4, 9, 9, 9, 9, 9};
+        assertThat(c.attachCachedPrefix(2, divergent, 9)).isEqualTo(4); // the first block only, shared with 1
+        assertThat(c.usedBlocks()).isEqualTo(2);
+        int[] otherStart = {2, 2, 3, 4, 5, 6, 7, 8};
+        assertThat(c.attachCachedPrefix(3, otherStart, 8)).isZero();
+        // the limit keeps the last prompt token for the model
+        c.clear(1);
+        assertThat(c.attachCachedPrefix(1, same, 7)).isEqualTo(4);
+    }
+
+    @Test
+    void cachedBlocksAreEvictedLeastRecentlyUsedFirstWhenThePoolRunsDry() {
+        KVCache c = cache(3);
+        int[] a = {1, 1, 1, 1};
+        int[] b = {2, 2, 2, 2};
+        write(c, 0, 0, 4, 0);
+        c.commitFullBlocks(0, a);
+        write(c, 1, 0, 4, 0);
+        c.commitFullBlocks(1, b);
+        c.clear(0);                              // a is older in the cached list
+        c.clear(1);
+        assertThat(c.cachedBlocks()).isEqualTo(2);
+        assertThat(c.ensureWritable(2, 0, 8)).isTrue(); // one free block, then evicts a
+        assertThat(c.cachedBlocks()).isEqualTo(1);
+        assertThat(c.attachCachedPrefix(3, a, 4)).isZero();
+        assertThat(c.attachCachedPrefix(3, b, 4)).isEqualTo(4);
+        assertThat(c.ensureWritable(2, 8, 12)).isFalse(); // everything is held now
+        assertThatThrownBy(() -> c.prepareWrite(2, 8)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("3 blocks are all in use");
+    }
+
+    @Test
+    void rewritingACachedBlockForgetsItsPrefix() {
+        KVCache c = cache(4);
+        int[] tokens = {5, 6, 7, 8, 9};
+        write(c, 0, 0, 5, 0);
+        c.commitFullBlocks(0, tokens);
+        c.truncate(0, 2);
+        assertThat(c.blockCount(0)).isEqualTo(1);
+        write(c, 0, 2, 3, 50);
+        c.clear(0);
+        assertThat(c.attachCachedPrefix(1, tokens, 5)).isZero();
+        assertThat(c.cachedBlocks()).isZero();
+    }
+}
