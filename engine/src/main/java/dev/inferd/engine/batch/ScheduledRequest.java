@@ -1,0 +1,40 @@
+package dev.inferd.engine.batch;
+
+/**
+ * A request as the {@link Scheduler} sees it: a prompt continued {@link #choices()} ways. What a token
+ * means (text, stop strings, limits) is the implementation's business; the scheduler only feeds the
+ * tokens it returns. Every method is called on the scheduler thread and must be quick.
+ */
+public interface ScheduledRequest {
+
+    /** Prompt token ids; not modified. */
+    int[] prompt();
+
+    /** How many continuations share the prompt (n). */
+    int choices();
+
+    /** Polled once per step: true stops the request and frees its memory. */
+    boolean isCancelled();
+
+    /**
+     * A choice's next-token logits, {@code logits[offset .. offset + vocabSize)}, valid only during the
+     * call. Every choice of a request first gets the same prompt logits.
+     *
+     * @return the chosen token, to be fed back, or -1 when the choice has ended
+     */
+    int next(int choice, float[] logits, int offset);
+
+    /**
+     * The choice cannot go on: the KV memory cannot hold it even with every other sequence paused
+     * (requests are checked against the pool's size first, so this is a last resort). It ends as if
+     * it had reached its length limit.
+     */
+    void truncate(int choice);
+
+    /**
+     * The request is over: every choice ended, it was cancelled, or {@code failure} (not null) broke it.
+     *
+     * @param cachedPromptTokens prompt tokens whose keys and values came from the prefix cache
+     */
+    void complete(int cachedPromptTokens, Throwable failure);
+}

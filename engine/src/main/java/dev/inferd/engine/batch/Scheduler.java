@@ -1,0 +1,477 @@
+package dev.inferd.engine.batch;
+
+import dev.inferd.engine.model.Logits;
+import dev.inferd.engine.model.Model;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Continuous batching: one thread owns the model and the KV cache and runs steps. Each step is one
+ * forward pass holding the next token of every decoding sequence plus chunks of pending prompts, up
+ * to {@link Config#stepTokens()} prompt positions, so a long prompt delays the other streams by one
+ * chunk at most. Requests join between steps (from a bounded queue) and leave when their last choice
+ * ends or they are cancelled; their blocks go back to the pool at once.
+ *
+ * <p>Memory: KV blocks come only from the pool. A request is admitted when the pool can hold its
+ * prompt; if the pool runs dry later, the youngest sequence is preempted: its blocks are released
+ * (its full blocks stay in the prefix cache) and it is paused, to be recomputed from its tokens when
+ * blocks are free again. Paused sequences resume, oldest first, before any new request is admitted.
+ * Recomputing gives the same keys and values bit for bit (the kernels are batch-invariant), so a
+ * preempted sequence continues exactly as it would have.
+ */
+public final class Scheduler implements AutoCloseable {
+
+    /**
+     * @param parallel sequences decoded together; one request with more choices than this runs alone
+     * @param maxQueued requests that may wait for admission; beyond that {@link #submit} refuses
+     * @param stepTokens prompt positions per step (besides one position per decoding sequence)
+     * @param maxChoices the most choices one request may have
+     * @param blockSize positions per KV block
+     * @param blocks KV blocks in the pool
+     */
+    public record Config(int parallel, int maxQueued, int stepTokens, int maxChoices, int blockSize, int blocks) {
+        public Config {
+            if (parallel < 1 || maxQueued < 0 || stepTokens < 1 || maxChoices < 1 || blockSize < 1 || blocks < 1) {
+                throw new IllegalArgumentException("invalid scheduler configuration " + this);
+            }
+        }
+
+        /** Sequence ids the cache needs: every admitted choice holds one. */
+        public int sequences() {
+            return Math.max(parallel, maxChoices);
+        }
+
+        /** The largest batch a step builds. */
+        public int maxBatch() {
+            return stepTokens + sequences();
+        }
+    }
+
+    private final Model model;
+    private final KVCache cache;
+    private final Config config;
+    private final Batch batch;
+    private final Thread thread;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition workArrived = lock.newCondition();
+    private final ArrayDeque<ScheduledRequest> waiting = new ArrayDeque<>(); // guarded by lock
+    private boolean closed;                                                   // guarded by lock
+
+    // Owned by the scheduler thread.
+    private final List<RequestState> running = new ArrayList<>();
+    private final List<SequenceSlot> paused = new ArrayList<>(); // oldest first
+    private final ArrayDeque<Integer> freeSequences = new ArrayDeque<>();
+    private final List<Item> plan = new ArrayList<>();
+    private long admissions;
+    private long promptTokensProcessed;
+    private long cachedPromptTokens;
+    private long tokensGenerated;
+    private long preemptions;
+    private long steps;
+
+    private final AtomicLong rejected = new AtomicLong();
+    private volatile SchedulerStats published;
+    private volatile double secondsPerRequest = 1.0;
+
+    /** A slot's share of one step: positions {@code from .. from + count - 1}. */
+    private record Item(SequenceSlot slot, int from, int count) {
+    }
+
+    /** Takes over {@code model}: from now on only the scheduler thread runs it. */
+    public Scheduler(Model model, int contextLength, Config config) {
+        if (model.maxBatch() < config.maxBatch()) {
+            throw new IllegalArgumentException("the model takes batches of " + model.maxBatch() + ", the scheduler builds up to "
+                    + config.maxBatch());
+        }
+        this.model = model;
+        this.config = config;
+        this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks());
+        this.batch = new Batch(config.maxBatch());
+        for (int s = 0; s < config.sequences(); s++) freeSequences.add(s);
+        publish();
+        thread = Thread.ofPlatform().name("inferd-scheduler").daemon(true).unstarted(this::run);
+        thread.start();
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /**
+     * Rejects a request that could never run, even alone: its prompt plus {@code maxTokens} (within
+     * the context) need more KV blocks than the pool has.
+     */
+    public void checkFits(int promptTokens, int maxTokens) {
+        long positions = Math.min((long) promptTokens + maxTokens, cache.contextLength());
+        long blocks = Math.ceilDiv(positions, config.blockSize());
+        if (blocks > config.blocks()) {
+            throw new IllegalArgumentException("the prompt's " + promptTokens + " tokens plus up to " + maxTokens
+                    + " generated tokens need " + blocks + " KV cache blocks of " + config.blockSize()
+                    + " positions; the server's KV memory holds " + config.blocks() + " (" + config.blocks() * (long) config.blockSize()
+                    + " positions): shorten the prompt or lower max_tokens");
+        }
+    }
+
+    /**
+     * Queues a request; its callbacks then come from the scheduler thread.
+     *
+     * @return false when the queue is full (nothing was queued)
+     * @throws IllegalStateException when the scheduler is closed
+     */
+    public boolean submit(ScheduledRequest request) {
+        if (request.choices() > config.maxChoices()) {
+            throw new IllegalArgumentException("n is at most " + config.maxChoices());
+        }
+        lock.lock();
+        try {
+            if (closed) throw new IllegalStateException("the model is closed");
+            if (waiting.size() >= config.maxQueued()) {
+                rejected.incrementAndGet();
+                return false;
+            }
+            waiting.add(request);
+            workArrived.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A guess at how long until a refused request would be admitted, in whole seconds (1 to 60). */
+    public int retryAfterSeconds() {
+        int queued = queued();
+        double estimate = secondsPerRequest * (queued + 1) / config.parallel();
+        return (int) Math.max(1, Math.min(60, Math.ceil(estimate)));
+    }
+
+    /** The latest figures (as of the last step). */
+    public SchedulerStats stats() {
+        SchedulerStats s = published;
+        return new SchedulerStats(queued(), s.runningRequests(), s.activeSequences(), s.pausedSequences(),
+                s.kvBlocksTotal(), s.kvBlocksUsed(), s.kvBlocksCached(), s.kvBlockSize(), s.kvBlockBytes(),
+                s.promptTokensProcessed(), s.cachedPromptTokens(), s.tokensGenerated(), s.preemptions(),
+                rejected.get(), s.steps());
+    }
+
+    private int queued() {
+        lock.lock();
+        try {
+            return waiting.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the thread; requests still queued or running fail with an {@link IllegalStateException}. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            workArrived.signal();
+        } finally {
+            lock.unlock();
+        }
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    // ---- the scheduler thread ----
+
+    private void run() {
+        while (awaitWork()) {
+            try {
+                step();
+            } catch (Throwable t) {
+                // A bug in the bookkeeping: fail what runs rather than loop on it.
+                for (RequestState r : List.copyOf(running)) fail(r, t);
+            }
+            publish();
+        }
+        var error = new IllegalStateException("the model is closed");
+        for (RequestState r : List.copyOf(running)) fail(r, error);
+        List<ScheduledRequest> left;
+        lock.lock();
+        try {
+            left = List.copyOf(waiting);
+            waiting.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (ScheduledRequest q : left) q.complete(0, error);
+    }
+
+    private boolean awaitWork() {
+        lock.lock();
+        try {
+            while (!closed && waiting.isEmpty() && running.isEmpty()) workArrived.awaitUninterruptibly();
+            return !closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void step() {
+        dropCancelled();
+        admit();
+        planStep();
+        if (plan.isEmpty()) return;
+        Logits logits;
+        try {
+            buildBatch();
+            logits = model.forward(batch, cache);
+        } catch (RuntimeException | Error e) {
+            for (Item item : plan) if (running.contains(item.slot().owner)) fail(item.slot().owner, e);
+            return;
+        }
+        steps++;
+        for (Item item : plan) {
+            SequenceSlot slot = item.slot();
+            if (slot.state != SequenceSlot.State.ACTIVE) continue; // its request failed meanwhile
+            slot.computed += item.count();
+            cache.commitFullBlocks(slot.sequence, slot.tokens());
+            if (slot.pending() == 0) {
+                int row = batch.logitsRow(rowEntry(item));
+                try {
+                    deliver(slot, logits.data(), logits.offset(row));
+                } catch (RuntimeException | Error e) {
+                    fail(slot.owner, e);
+                }
+            }
+        }
+        for (RequestState r : List.copyOf(running)) if (r.allDone()) finish(r, null);
+    }
+
+    /** The batch entry of an item's last position (the one that wants logits). */
+    private int rowEntry(Item item) {
+        int entry = 0;
+        for (Item i : plan) {
+            entry += i.count();
+            if (i == item) return entry - 1;
+        }
+        throw new IllegalStateException("item not in the plan");
+    }
+
+    private void dropCancelled() {
+        for (RequestState r : List.copyOf(running)) {
+            if (r.request.isCancelled()) finish(r, null);
+        }
+        List<ScheduledRequest> gone = new ArrayList<>();
+        lock.lock();
+        try {
+            waiting.removeIf(q -> q.isCancelled() && gone.add(q));
+        } finally {
+            lock.unlock();
+        }
+        for (ScheduledRequest q : gone) q.complete(0, null);
+    }
+
+    private void admit() {
+        while (!paused.isEmpty()) {
+            SequenceSlot s = paused.getFirst();
+            if (liveHolders() > 0 && cache.availableBlocks() < cache.blocksFor(s.size())) return;
+            paused.removeFirst();
+            int hit = cache.attachCachedPrefix(s.sequence, s.tokens(), s.size() - 1);
+            s.computed = hit;
+            s.state = SequenceSlot.State.ACTIVE;
+        }
+        while (true) {
+            ScheduledRequest next;
+            lock.lock();
+            try {
+                next = waiting.peek();
+                if (next == null) return;
+                int live = liveSequences();
+                if (live > 0 && live + next.choices() > config.parallel()) return;
+                if (live > 0 && cache.availableBlocks() < cache.blocksFor(next.prompt().length) + 1) return;
+                waiting.poll();
+            } finally {
+                lock.unlock();
+            }
+            start(next);
+        }
+    }
+
+    private void start(ScheduledRequest request) {
+        var r = new RequestState(request, System.nanoTime());
+        long age = (admissions++) * (config.maxChoices() + 1L);
+        for (int c = 0; c < r.slots.length; c++) {
+            r.slots[c] = new SequenceSlot(r, c, freeSequences.remove(), age + c,
+                    c == 0 ? SequenceSlot.State.ACTIVE : SequenceSlot.State.WAITING_FOR_FORK);
+        }
+        int[] prompt = request.prompt();
+        SequenceSlot first = r.slots[0];
+        first.setTokens(prompt, prompt.length);
+        // The last prompt token always runs: its logits start the generation.
+        int hit = cache.attachCachedPrefix(first.sequence, prompt, prompt.length - 1);
+        first.computed = hit;
+        r.cachedPromptTokens = hit;
+        cachedPromptTokens += hit;
+        running.add(r);
+    }
+
+    /** Decoding sequences first (one position each), then prompt chunks, oldest first in both. */
+    private void planStep() {
+        plan.clear();
+        List<SequenceSlot> active = new ArrayList<>();
+        for (RequestState r : running) {
+            for (SequenceSlot s : r.slots) if (s.state == SequenceSlot.State.ACTIVE) active.add(s);
+        }
+        int decoding = 0;
+        for (SequenceSlot s : active) if (s.pending() == 1) decoding++;
+        int promptBudget = Math.max(config.stepTokens() - decoding, 1);
+        promptBudget = Math.min(promptBudget, config.stepTokens());
+        for (boolean decodePass : new boolean[] {true, false}) {
+            for (SequenceSlot s : active) {
+                if (s.state != SequenceSlot.State.ACTIVE || (s.pending() == 1) != decodePass) continue;
+                int count = decodePass ? 1 : Math.min(s.pending(), promptBudget);
+                if (count == 0 || !reserve(s, count)) continue;
+                plan.add(new Item(s, s.computed, count));
+                if (!decodePass) promptBudget -= count;
+            }
+        }
+    }
+
+    /** Blocks for a slot's next {@code count} positions, preempting younger sequences if need be. */
+    private boolean reserve(SequenceSlot slot, int count) {
+        while (!cache.ensureWritable(slot.sequence, slot.computed, slot.computed + count)) {
+            SequenceSlot victim = youngestHolder(slot);
+            if (victim != null && victim.age > slot.age) {
+                pause(victim);
+            } else if (victim != null) {
+                pause(slot); // it is the youngest itself: older sequences go first
+                return false;
+            } else {
+                // Alone and still too big: only possible for a request that skipped checkFits.
+                slot.owner.request.truncate(slot.choice);
+                done(slot);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private SequenceSlot youngestHolder(SequenceSlot except) {
+        SequenceSlot youngest = null;
+        for (RequestState r : running) {
+            for (SequenceSlot s : r.slots) {
+                if (s == except || s.state != SequenceSlot.State.ACTIVE || cache.blockCount(s.sequence) == 0) continue;
+                if (youngest == null || s.age > youngest.age) youngest = s;
+            }
+        }
+        return youngest;
+    }
+
+    private void pause(SequenceSlot slot) {
+        cache.clear(slot.sequence);
+        slot.computed = 0;
+        slot.state = SequenceSlot.State.PAUSED;
+        plan.removeIf(item -> item.slot() == slot);
+        int at = 0;
+        while (at < paused.size() && paused.get(at).age < slot.age) at++;
+        paused.add(at, slot);
+        preemptions++;
+    }
+
+    private void buildBatch() {
+        batch.clear();
+        for (Item item : plan) {
+            SequenceSlot s = item.slot();
+            int promptLength = s.owner.request.prompt().length;
+            int[] tokens = s.tokens();
+            for (int p = item.from(); p < item.from() + item.count(); p++) {
+                batch.add(s.sequence, p, tokens[p], p == s.size() - 1);
+                if (p < promptLength) promptTokensProcessed++;
+            }
+        }
+    }
+
+    /** Logits for a slot's last token: the first ones fork the request's choices. */
+    private void deliver(SequenceSlot slot, float[] logits, int offset) {
+        RequestState r = slot.owner;
+        if (!r.forked) {
+            r.forked = true;
+            for (int c = 1; c < r.slots.length; c++) {
+                SequenceSlot s = r.slots[c];
+                cache.copy(slot.sequence, s.sequence, slot.computed);
+                s.setTokens(slot.tokens(), slot.size());
+                s.computed = slot.computed;
+                s.state = SequenceSlot.State.ACTIVE;
+            }
+            for (SequenceSlot s : r.slots) feed(s, logits, offset);
+        } else {
+            feed(slot, logits, offset);
+        }
+    }
+
+    private void feed(SequenceSlot slot, float[] logits, int offset) {
+        tokensGenerated++;
+        int token = slot.owner.request.next(slot.choice, logits, offset);
+        if (token < 0) {
+            done(slot);
+        } else {
+            slot.append(token);
+        }
+    }
+
+    private void done(SequenceSlot slot) {
+        if (slot.state == SequenceSlot.State.DONE) return;
+        if (slot.state == SequenceSlot.State.PAUSED) paused.remove(slot);
+        cache.clear(slot.sequence);
+        slot.state = SequenceSlot.State.DONE;
+        freeSequences.add(slot.sequence);
+    }
+
+    private void finish(RequestState r, Throwable failure) {
+        if (!running.remove(r)) return;
+        for (SequenceSlot s : r.slots) done(s);
+        double seconds = (System.nanoTime() - r.admittedNanos) / 1e9;
+        secondsPerRequest = 0.8 * secondsPerRequest + 0.2 * seconds;
+        publish(); // whoever the completion wakes sees the freed blocks
+        r.request.complete(r.cachedPromptTokens, failure);
+    }
+
+    private void fail(RequestState r, Throwable failure) {
+        finish(r, failure);
+    }
+
+    private int liveSequences() {
+        int live = 0;
+        for (RequestState r : running) {
+            for (SequenceSlot s : r.slots) if (s.state != SequenceSlot.State.DONE) live++;
+        }
+        return live;
+    }
+
+    private int liveHolders() {
+        int n = 0;
+        for (RequestState r : running) {
+            for (SequenceSlot s : r.slots) if (s.state == SequenceSlot.State.ACTIVE) n++;
+        }
+        return n;
+    }
+
+    private void publish() {
+        int active = 0;
+        for (RequestState r : running) {
+            for (SequenceSlot s : r.slots) if (s.state == SequenceSlot.State.ACTIVE) active++;
+        }
+        published = new SchedulerStats(0, running.size(), active, paused.size(), cache.totalBlocks(),
+                cache.usedBlocks(), cache.cachedBlocks(), cache.blockSize(),
+                KVCache.bytesPerBlock(cache.layers(), cache.kvLength(), cache.blockSize()),
+                promptTokensProcessed, cachedPromptTokens, tokensGenerated, preemptions, rejected.get(), steps);
+    }
+}

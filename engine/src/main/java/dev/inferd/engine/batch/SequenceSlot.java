@@ -1,0 +1,48 @@
+package dev.inferd.engine.batch;
+
+import java.util.Arrays;
+
+/**
+ * One choice of an admitted request and the KV cache sequence it writes. It knows its tokens (prompt
+ * plus those fed back) and how many of them the cache holds; the rest are pending and run in the
+ * next steps, the last one asking for logits. A paused slot holds no blocks and recomputes its
+ * tokens when it resumes.
+ */
+final class SequenceSlot {
+    enum State { WAITING_FOR_FORK, ACTIVE, PAUSED, DONE }
+
+    final RequestState owner;
+    final int choice;
+    final int sequence;
+    /** Admission order of the owner, then choice: smaller is older. Preemption takes the youngest. */
+    final long age;
+    private int[] tokens;
+    private int size;
+    /** Positions whose keys and values are in the cache. */
+    int computed;
+    State state;
+
+    SequenceSlot(RequestState owner, int choice, int sequence, long age, State state) {
+        this.owner = owner;
+        this.choice = choice;
+        this.sequence = sequence;
+        this.age = age;
+        this.state = state;
+    }
+
+    void setTokens(int[] source, int count) {
+        tokens = Arrays.copyOf(source, Math.max(count + 16, 16));
+        size = count;
+    }
+
+    void append(int token) {
+        if (size == tokens.length) tokens = Arrays.copyOf(tokens, tokens.length * 2);
+        tokens[size++] = token;
+    }
+
+    int[] tokens() { return tokens; }
+
+    int size() { return size; }
+
+    int pending() { return size - computed; }
+}

@@ -1,0 +1,150 @@
+package dev.inferd.engine.generate;
+
+import dev.inferd.engine.batch.ScheduledRequest;
+import dev.inferd.engine.sample.Sampler;
+import dev.inferd.engine.tokenizer.Tokenizer;
+
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One {@link GenerationRequest} as the scheduler runs it: per choice a seeded sampler and the text
+ * released so far, the stop, end-of-generation, length and context rules, and the listener calls.
+ * The scheduler thread calls it; the caller's thread waits in {@link #await()}.
+ */
+final class GenerationTask implements ScheduledRequest {
+    private final GenerationRequest request;
+    private final GenerationListener listener;
+    private final Tokenizer tokenizer;
+    private final int vocabSize;
+    private final int contextLength;
+    private final Choice[] choices;
+    private final LogprobReporter logprobs;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile boolean abandoned;
+    private volatile int cachedPromptTokens;
+    private volatile Throwable failure;
+
+    GenerationTask(GenerationRequest request, GenerationListener listener, Tokenizer tokenizer, int vocabSize,
+                   int contextLength) {
+        this.request = request;
+        this.listener = listener;
+        this.tokenizer = tokenizer;
+        this.vocabSize = vocabSize;
+        this.contextLength = contextLength;
+        this.choices = new Choice[request.n()];
+        long seed = request.sampling().seed() != null ? request.sampling().seed() : System.nanoTime();
+        for (int i = 0; i < choices.length; i++) {
+            choices[i] = new Choice(i, new Sampler(request.sampling(), vocabSize, seed + i), new ChoiceText(request.stop()));
+        }
+        this.logprobs = request.wantsLogprobs() ? new LogprobReporter(tokenizer, request.logprobs()) : null;
+    }
+
+    @Override public int[] prompt() { return request.prompt(); }
+
+    @Override public int choices() { return choices.length; }
+
+    @Override
+    public boolean isCancelled() {
+        return abandoned || listener.isCancelled();
+    }
+
+    @Override
+    public int next(int choice, float[] logits, int offset) {
+        Choice c = choices[choice];
+        int token = c.sampler.sample(logits, offset);
+        return accept(c, token, logits, offset) ? token : -1;
+    }
+
+    @Override
+    public void truncate(int choice) {
+        Choice c = choices[choice];
+        if (!c.finished) finish(c, FinishReason.LENGTH);
+    }
+
+    @Override
+    public void complete(int cachedPromptTokens, Throwable failure) {
+        this.cachedPromptTokens = cachedPromptTokens;
+        this.failure = failure;
+        done.countDown();
+    }
+
+    /** Waits for the end; an interrupt stops the generation (and is kept for the caller). */
+    GenerationResult await() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+                abandoned = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+        Throwable t = failure;
+        if (t instanceof RuntimeException re) throw re;
+        if (t instanceof Error e) throw e;
+        if (t != null) throw new IllegalStateException(t);
+        int completion = 0;
+        for (Choice c : choices) completion += c.generated;
+        return new GenerationResult(request.prompt().length, completion, cachedPromptTokens);
+    }
+
+    /**
+     * Handles a sampled token: text out, stop and length checks.
+     *
+     * @return whether the choice goes on (the token must then be fed back)
+     */
+    private boolean accept(Choice c, int token, float[] logits, int offset) {
+        if (tokenizer.isEndOfGeneration(token)) {
+            finish(c, FinishReason.STOP);
+            return false;
+        }
+        int position = request.prompt().length + c.generated; // where this token's keys and values go
+        c.generated++;
+        c.sampler.accept(token);
+        TokenLogprob lp = logprobs != null ? logprobs.report(token, logits, offset, vocabSize) : null;
+        ChoiceText.Release release = c.text.add(tokenizer.tokenBytes(token), lp);
+        emit(c, release);
+        if (release.stopped()) {
+            finishWithoutFlush(c, FinishReason.STOP);
+            return false;
+        }
+        boolean roomForNext = position + 1 < contextLength;
+        if (c.generated >= request.maxTokens() || !roomForNext) {
+            finish(c, FinishReason.LENGTH);
+            return false;
+        }
+        return true;
+    }
+
+    private void finish(Choice c, FinishReason reason) {
+        emit(c, c.text.flush());
+        finishWithoutFlush(c, reason);
+    }
+
+    private void finishWithoutFlush(Choice c, FinishReason reason) {
+        c.finished = true;
+        listener.onFinish(c.index, reason);
+    }
+
+    private void emit(Choice c, ChoiceText.Release release) {
+        if (!release.text().isEmpty() || !release.tokens().isEmpty()) {
+            listener.onText(c.index, release.text(), release.tokens());
+        }
+    }
+
+    private static final class Choice {
+        final int index;
+        final Sampler sampler;
+        final ChoiceText text;
+        int generated;
+        boolean finished;
+
+        Choice(int index, Sampler sampler, ChoiceText text) {
+            this.index = index;
+            this.sampler = sampler;
+            this.text = text;
+        }
+    }
+}

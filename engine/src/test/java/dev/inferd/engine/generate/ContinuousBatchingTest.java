@@ -1,0 +1,291 @@
+package dev.inferd.engine.generate;
+
+import dev.inferd.engine.Fixtures;
+import dev.inferd.engine.batch.SchedulerStats;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Many requests at once on stories260K: a request's output does not depend on what runs beside it,
+ * cancelled requests free their memory, prompts are shared and cached, the queue and the pool are
+ * bounded.
+ */
+class ContinuousBatchingTest {
+    private static final String[] PROMPTS = {
+            "Once upon a time", "The little dog", "Lily and Ben went to the park", "One day, a big red ball",
+            "Tom was sad because", "The sun was shining and", "Mom said", "There was a tiny bird who"};
+    private static Path model;
+    /** Runs requests one at a time: the reference outputs. */
+    private static LocalTextGenerator solo;
+
+    @BeforeAll
+    static void open() throws Exception {
+        model = Fixtures.storiesModel();
+        solo = LocalTextGenerator.open(model, LocalTextGenerator.Options.DEFAULTS);
+    }
+
+    @AfterAll
+    static void close() {
+        if (solo != null) solo.close();
+    }
+
+    private static LocalTextGenerator open(LocalTextGenerator.Options options) throws Exception {
+        return LocalTextGenerator.open(model, options);
+    }
+
+    private static final SamplingParams SEEDED = new SamplingParams(1f, 1f, 1234L, 0f, 0f, Map.of());
+
+    private static GenerationRequest request(LocalTextGenerator g, String prompt, int maxTokens, SamplingParams sampling) {
+        return new GenerationRequest(g.textPrompt(prompt), 1, maxTokens, List.of(), sampling, 0);
+    }
+
+    /** Records a run's text and token ids per choice; can cancel itself or report its progress. */
+    static final class Recorder implements GenerationListener {
+        final List<StringBuilder> text = new ArrayList<>();
+        final List<List<Integer>> tokens = new ArrayList<>();
+        final List<FinishReason> finish = new CopyOnWriteArrayList<>();
+        volatile int events;
+        volatile int cancelAfter = Integer.MAX_VALUE;
+        volatile boolean cancelled;
+        volatile Consumer<Recorder> onEvent = r -> { };
+
+        Recorder(int choices) {
+            for (int i = 0; i < choices; i++) {
+                text.add(new StringBuilder());
+                tokens.add(new ArrayList<>());
+            }
+        }
+
+        @Override
+        public void onText(int choice, String t, List<TokenLogprob> logprobs) {
+            text.get(choice).append(t);
+            for (TokenLogprob lp : logprobs) tokens.get(choice).add(lp.token());
+            events++;
+            onEvent.accept(this);
+        }
+
+        @Override
+        public void onFinish(int choice, FinishReason reason) {
+            finish.add(reason);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled || events >= cancelAfter;
+        }
+
+        List<Integer> ids() {
+            return tokens.getFirst();
+        }
+    }
+
+    record Run(Recorder recorder, CompletableFuture<GenerationResult> result) {
+    }
+
+    private static Run start(LocalTextGenerator g, GenerationRequest request, Recorder recorder) {
+        var future = new CompletableFuture<GenerationResult>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                future.complete(g.generate(request, recorder));
+            } catch (Throwable t) {
+                future.completeExceptionally(t);
+            }
+        });
+        return new Run(recorder, future);
+    }
+
+    private static List<Integer> soloIds(String prompt, int maxTokens, SamplingParams sampling) {
+        var r = new Recorder(1);
+        solo.generate(request(solo, prompt, maxTokens, sampling), r);
+        return r.ids();
+    }
+
+    private static void awaitEvents(Recorder r, int events) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (r.events < events && System.nanoTime() < deadline) Thread.sleep(1);
+    }
+
+    private static GenerationResult join(Run run) throws Exception {
+        return run.result().get(60, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void greedyOutputIsTheSameAloneAndInterleavedWithRequestsJoiningMidway() throws Exception {
+        checkInterleavedEqualsAlone(SamplingParams.GREEDY);
+    }
+
+    @Test
+    void seededSamplingIsTheSameAloneAndInterleaved() throws Exception {
+        checkInterleavedEqualsAlone(SEEDED);
+    }
+
+    private void checkInterleavedEqualsAlone(SamplingParams sampling) throws Exception {
+        int[] lengths = {60, 25, 45, 35, 50};
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(4).withStepTokens(8))) {
+            List<Run> runs = new ArrayList<>();
+            for (int i = 0; i < lengths.length; i++) {
+                runs.add(start(g, request(g, PROMPTS[i], lengths[i], sampling), new Recorder(1)));
+                awaitEvents(runs.getLast().recorder(), 3 + i); // the next one joins while this one decodes
+            }
+            for (int i = 0; i < lengths.length; i++) {
+                join(runs.get(i));
+                assertThat(runs.get(i).recorder().ids()).as("request %d", i)
+                        .hasSize(lengths[i]).isEqualTo(soloIds(PROMPTS[i], lengths[i], sampling));
+            }
+            assertThat(g.stats().steps()).isLessThan(lengths[0] + lengths[1] + lengths[2] + lengths[3] + lengths[4]);
+        }
+    }
+
+    @Test
+    void cancelledRequestsStopAndFreeTheirBlocksWhileTheOthersAreUnaffected() throws Exception {
+        int maxTokens = 40;
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(8).withMaxQueued(16))) {
+            List<Run> runs = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                var recorder = new Recorder(1);
+                if (i % 2 == 1) recorder.cancelAfter = 5 + i;
+                runs.add(start(g, request(g, PROMPTS[i % PROMPTS.length], maxTokens, SamplingParams.GREEDY), recorder));
+            }
+            for (int i = 0; i < 16; i++) {
+                GenerationResult result = join(runs.get(i));
+                Recorder r = runs.get(i).recorder();
+                if (i % 2 == 1) {
+                    assertThat(result.completionTokens()).as("cancelled %d", i).isLessThan(maxTokens);
+                    assertThat(r.finish).isEmpty();
+                } else {
+                    assertThat(r.ids()).as("request %d", i).isEqualTo(soloIds(PROMPTS[i % PROMPTS.length], maxTokens,
+                            SamplingParams.GREEDY));
+                }
+            }
+            SchedulerStats stats = g.stats();
+            assertThat(stats.kvBlocksUsed()).isZero();
+            assertThat(stats.activeSequences()).isZero();
+            assertThat(stats.runningRequests()).isZero();
+            assertThat(stats.kvBlocksCached()).isPositive();
+        }
+    }
+
+    @Test
+    void aSecondRequestReusesTheCachedPrefixAndGivesTheSameOutput() throws Exception {
+        String shared = "Once upon a time, there was a little girl named Lily. She liked to play in the park with her"
+                + " big red ball. One day, she saw a cat";
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS)) {
+            GenerationResult first = g.generate(request(g, shared + " on a tree.", 10, SamplingParams.GREEDY), new Recorder(1));
+            assertThat(first.cachedPromptTokens()).isZero();
+            var second = new Recorder(1);
+            GenerationRequest req = request(g, shared + " and a dog.", 30, SamplingParams.GREEDY);
+            GenerationResult result = g.generate(req, second);
+            int promptLength = req.prompt().length;
+            assertThat(result.cachedPromptTokens()).isPositive().isLessThan(promptLength)
+                    .isEqualTo(result.cachedPromptTokens() / 16 * 16);
+            assertThat(result.promptTokens()).isEqualTo(promptLength);
+            assertThat(g.stats().cachedPromptTokens()).isEqualTo(result.cachedPromptTokens());
+            assertThat(second.ids()).isEqualTo(soloIds(shared + " and a dog.", 30, SamplingParams.GREEDY));
+        }
+    }
+
+    @Test
+    void choicesShareThePromptsBlocksAndEachMatchesItsOwnSeed() throws Exception {
+        String prompt = "Once upon a time, there was a little girl named Lily. She liked to play in the park with her"
+                + " big red ball. One day, she saw a cat on a tree and she";
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS)) {
+            int[] tokens = g.textPrompt(prompt);
+            int promptBlocks = Math.ceilDiv(tokens.length, 16);
+            var recorder = new Recorder(3);
+            int[] mostUsed = {0};
+            recorder.onEvent = r -> mostUsed[0] = Math.max(mostUsed[0], g.stats().kvBlocksUsed());
+            g.generate(new GenerationRequest(tokens, 3, 20, List.of(), SEEDED, 0), recorder);
+            // unshared, three prompts would need 3 * promptBlocks; shared, the full blocks are held once
+            assertThat(mostUsed[0]).isLessThan(3 * promptBlocks).isGreaterThanOrEqualTo(promptBlocks);
+            for (int c = 0; c < 3; c++) {
+                var alone = new SamplingParams(1f, 1f, 1234L + c, 0f, 0f, Map.of());
+                assertThat(recorder.tokens.get(c)).as("choice %d", c).isEqualTo(soloIds(prompt, 20, alone));
+            }
+            assertThat(recorder.tokens.get(0)).isNotEqualTo(recorder.tokens.get(1));
+        }
+    }
+
+    @Test
+    void aFullQueueRefusesAtOnceWithARetryHint() throws Exception {
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(1).withMaxQueued(1))) {
+            var running = start(g, request(g, PROMPTS[0], 1000, SamplingParams.GREEDY), new Recorder(1));
+            awaitEvents(running.recorder(), 1);
+            var queued = start(g, request(g, PROMPTS[1], 1000, SamplingParams.GREEDY), new Recorder(1));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (g.stats().queuedRequests() < 1 && System.nanoTime() < deadline) Thread.sleep(1);
+            assertThatThrownBy(() -> g.generate(request(g, PROMPTS[2], 5, SamplingParams.GREEDY), new Recorder(1)))
+                    .isInstanceOfSatisfying(BusyException.class, e -> assertThat(e.retryAfterSeconds()).isBetween(1, 60))
+                    .hasMessageContaining("busy");
+            assertThat(g.stats().rejectedRequests()).isEqualTo(1);
+            queued.recorder().cancelled = true;
+            running.recorder().cancelled = true;
+            join(queued);
+            join(running);
+            assertThat(g.stats().kvBlocksUsed()).isZero();
+        }
+    }
+
+    @Test
+    void aLongPromptIsChunkedWhileOtherStreamsKeepDecoding() throws Exception {
+        StringBuilder longText = new StringBuilder();
+        while (longText.length() < 900) longText.append("Lily and Ben went to the park. They played with a big red ball. ");
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withStepTokens(16))) {
+            GenerationRequest longRequest = request(g, longText.toString(), 5, SamplingParams.GREEDY);
+            assertThat(longRequest.prompt().length).isGreaterThan(160);
+            var decoder = new Recorder(1);
+            var longDone = new boolean[1];
+            List<Long> promptProgressSeenByDecoder = new CopyOnWriteArrayList<>();
+            var longRecorder = new Recorder(1);
+            longRecorder.onEvent = r -> longDone[0] = true;
+            decoder.onEvent = r -> {
+                if (!longDone[0]) promptProgressSeenByDecoder.add(g.stats().promptTokensProcessed());
+            };
+            var decoding = start(g, request(g, PROMPTS[0], 400, SamplingParams.GREEDY), decoder);
+            awaitEvents(decoder, 2);
+            long before = g.stats().promptTokensProcessed();
+            var longRun = start(g, longRequest, longRecorder);
+            join(longRun);
+            decoder.cancelled = true;
+            join(decoding);
+            // the decoder got tokens between the long prompt's chunks: it saw the prefill half done
+            long during = promptProgressSeenByDecoder.stream()
+                    .filter(p -> p > before + 16 && p < before + longRequest.prompt().length - 16).distinct().count();
+            assertThat(during).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void whenThePoolRunsDryTheYoungestSequenceIsPausedAndRecomputedWithTheSameOutput() throws Exception {
+        int maxTokens = 120;
+        long blockBytes = dev.inferd.engine.batch.KVCache.bytesPerBlock(5, 32, 16);
+        // 12 blocks: each request alone needs up to 9; four at once cannot all fit
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(4).withKvMemory(12 * blockBytes))) {
+            assertThat(g.stats().kvBlocksTotal()).isEqualTo(12);
+            List<Run> runs = new ArrayList<>();
+            for (int i = 0; i < 4; i++) runs.add(start(g, request(g, PROMPTS[i], maxTokens, SamplingParams.GREEDY), new Recorder(1)));
+            for (int i = 0; i < 4; i++) {
+                join(runs.get(i));
+                assertThat(runs.get(i).recorder().ids()).as("request %d", i)
+                        .isEqualTo(soloIds(PROMPTS[i], maxTokens, SamplingParams.GREEDY));
+            }
+            assertThat(g.stats().preemptions()).isPositive();
+            assertThat(g.stats().kvBlocksUsed()).isZero();
+            assertThatThrownBy(() -> g.generate(request(g, PROMPTS[0], 1000, SamplingParams.GREEDY), new Recorder(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("KV cache blocks")
+                    .hasMessageContaining("holds 12");
+        }
+    }
+}
