@@ -27,6 +27,8 @@ import java.util.concurrent.CountDownLatch;
                 "Local mode: no API key needed (an Authorization header is accepted and ignored), and no outbound",
                 "connection except downloading a catalog model that is not cached yet."})
 public final class ServeCommand implements Callable<Integer> {
+    /** Helidon reports every socket open and close at INFO; our own start-up lines say what matters. */
+    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
 
     @Option(names = "--model", required = true, paramLabel = "<slug|file.gguf>",
             description = "a catalog slug (see `inferd models`; downloaded on first use) or a path to a GGUF file; repeatable")
@@ -87,6 +89,7 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
 
+        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
         InferdServer server;
         try {
             server = InferdServer.start(host, port, loaded);

@@ -3,10 +3,6 @@ package dev.inferd.engine.generate;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.batch.Scheduler;
 import dev.inferd.engine.batch.SchedulerStats;
-import dev.inferd.engine.chat.ChatTemplate;
-import dev.inferd.engine.chat.ChatTemplates;
-import dev.inferd.engine.chat.jinja.TemplateException;
-import dev.inferd.engine.chat.jinja.TemplateRaisedException;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.ModelConfig;
@@ -15,11 +11,7 @@ import dev.inferd.engine.tokenizer.Tokenizer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A GGUF model served in-process: tokenizer, chat template, transformer and KV cache behind the
@@ -90,8 +82,7 @@ public final class LocalTextGenerator implements TextGenerator {
     private final GGUFFile gguf;
     private final Model model;
     private final Tokenizer tokenizer;
-    private final ChatTemplate chatTemplate;
-    private final Map<String, Object> templateVariables;
+    private final ChatPrompt chatPrompt;
     private final ModelDescription description;
     private final Scheduler scheduler;
 
@@ -103,10 +94,7 @@ public final class LocalTextGenerator implements TextGenerator {
         Scheduler.Config schedule = scheduleFor(config, context, options);
         this.model = Model.load(gguf, schedule.maxBatch());
         this.tokenizer = Tokenizer.fromGGUF(gguf);
-        String bos = tokenizer.bos() >= 0 ? tokenizer.tokenText(tokenizer.bos()) : "";
-        String eos = tokenizer.eos() >= 0 ? tokenizer.tokenText(tokenizer.eos()) : "";
-        this.chatTemplate = ChatTemplates.of(gguf.getString("tokenizer.chat_template", null), bos, eos);
-        this.templateVariables = Map.of("bos_token", bos, "eos_token", eos);
+        this.chatPrompt = ChatPrompt.forModel(gguf, tokenizer);
         Path file = gguf.path();
         String fileName = file.getFileName().toString();
         String id = options.id() != null ? options.id()
@@ -169,36 +157,12 @@ public final class LocalTextGenerator implements TextGenerator {
 
     @Override
     public int[] chatPrompt(List<ChatMessage> messages) {
-        List<Map<String, Object>> maps = new ArrayList<>(messages.size());
-        for (ChatMessage m : messages) {
-            Map<String, Object> map = new HashMap<>();
-            map.put("role", m.role());
-            map.put("content", m.content());
-            maps.add(map);
-        }
-        String text;
-        try {
-            text = chatTemplate.render(maps, true, templateVariables);
-        } catch (TemplateException e) {
-            // Mostly the template rejecting the conversation (e.g. a system message it does not allow).
-            throw new IllegalArgumentException(e instanceof TemplateRaisedException
-                    ? e.getMessage() : "the model's chat template failed on this conversation: " + e.getMessage(), e);
-        }
-        return withoutDoubleBos(tokenizer.encode(text, true, true));
+        return chatPrompt.tokens(messages);
     }
 
     @Override
     public int[] textPrompt(String prompt) {
         return tokenizer.encode(prompt, true, true);
-    }
-
-    /** Templates that write {@code bos_token} themselves would otherwise get a second BOS from the tokenizer. */
-    private int[] withoutDoubleBos(int[] tokens) {
-        int bos = tokenizer.bos();
-        if (tokens.length >= 2 && bos >= 0 && tokens[0] == bos && tokens[1] == bos) {
-            return Arrays.copyOfRange(tokens, 1, tokens.length);
-        }
-        return tokens;
     }
 
     @Override

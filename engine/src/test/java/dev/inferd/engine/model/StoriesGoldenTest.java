@@ -1,5 +1,6 @@
 package dev.inferd.engine.model;
 
+import dev.inferd.engine.MiniJson;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;

@@ -1,5 +1,6 @@
 package dev.inferd.engine.tokenizer;
 
+import dev.inferd.engine.MiniJson;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGUFFile;
 import org.junit.jupiter.api.AfterAll;

@@ -1,4 +1,4 @@
-package dev.inferd.engine.model;
+package dev.inferd.engine;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Just enough JSON for reading golden fixtures in tests (the engine has no JSON dependency). */
-final class MiniJson {
+public final class MiniJson {
     private final String s;
     private int i;
 
@@ -15,7 +15,7 @@ final class MiniJson {
     }
 
     /** Objects become {@code Map}, arrays {@code List}, numbers {@code Double}. */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         var p = new MiniJson(text);
         Object v = p.value();
         p.skipSpace();
