@@ -3,7 +3,10 @@ package dev.inferd.engine.generate;
 import java.util.List;
 
 /**
- * Receives a generation as it happens. Calls for one request come from one thread, in order.
+ * Receives a generation as it happens. Calls for one request come from one thread, in order: with
+ * the {@link LocalTextGenerator} that is the scheduler thread, which runs every request's step, so
+ * the calls (and {@link #isCancelled()}) must be quick and never block (hand the data to another
+ * thread, as the server does with a queue).
  * Text is released only once it can no longer turn out to be part of a stop string and once it
  * ends on a whole UTF-8 character, so concatenating every {@code onText} of a choice gives exactly
  * that choice's final text.

@@ -19,6 +19,10 @@ public interface TextGenerator extends AutoCloseable {
     /**
      * Runs the request to completion, or until {@link GenerationListener#isCancelled()} says stop.
      * The prompt plus at least one generated token must fit the context; callers check first.
+     *
+     * @throws BusyException when too many requests are already waiting (nothing was started)
+     * @throws IllegalArgumentException when the request can never run here (e.g. it needs more KV
+     *                                  memory than the server has)
      */
     GenerationResult generate(GenerationRequest request, GenerationListener listener);
 
