@@ -48,13 +48,32 @@ public final class ServeCommand implements Callable<Integer> {
             description = "compute threads (default: all cores)")
     int threads;
 
+    @Option(names = "--parallel", defaultValue = "0", paramLabel = "N",
+            description = "sequences decoded together per model (default: 8); more requests queue")
+    int parallel;
+
+    @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
+            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, at most a quarter of RAM)")
+    String kvMemory;
+
+    @Option(names = "--max-queued", defaultValue = "0", paramLabel = "N",
+            description = "requests that may wait per model before the server answers 429 (default: 64)")
+    int maxQueued;
+
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
     @Override
     public Integer call() {
-        if (threads < 0 || contextLength < 0 || port < 0 || port > 65535) {
-            System.err.println("inferd: --threads, --ctx and --port must be positive (--port at most 65535)");
+        long kvBytes;
+        try {
+            kvBytes = ByteSize.parse(kvMemory);
+        } catch (IllegalArgumentException e) {
+            System.err.println("inferd: --kv-memory: " + e.getMessage());
+            return 2;
+        }
+        if (threads < 0 || contextLength < 0 || parallel < 0 || maxQueued < 0 || port < 0 || port > 65535) {
+            System.err.println("inferd: --threads, --ctx, --parallel, --max-queued and --port must be positive (--port at most 65535)");
             return 2;
         }
         WorkerPool.configure(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
@@ -72,7 +91,8 @@ public final class ServeCommand implements Callable<Integer> {
                 String owner = resolved.entry().isPresent() ? resolved.ownedBy() : null;
                 long started = System.nanoTime();
                 var generator = LocalTextGenerator.open(resolved.file(),
-                        new LocalTextGenerator.Options(resolved.id(), owner, contextLength));
+                        new LocalTextGenerator.Options(resolved.id(), owner, contextLength)
+                                .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued));
                 if (loaded.putIfAbsent(generator.description().id(), generator) != null) {
                     generator.close();
                     throw new ModelException("model " + generator.description().id() + " is given twice");

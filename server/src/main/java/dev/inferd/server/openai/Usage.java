@@ -13,15 +13,21 @@ public record Usage(int promptTokens, int completionTokens, int totalTokens,
     }
 
     public static Usage of(int promptTokens, int completionTokens) {
+        return of(promptTokens, completionTokens, 0);
+    }
+
+    /** @param cachedTokens prompt tokens whose keys and values came from the prefix cache */
+    public static Usage of(int promptTokens, int completionTokens, int cachedTokens) {
         return new Usage(promptTokens, completionTokens, promptTokens + completionTokens,
-                new PromptDetails(0), new CompletionDetails(0));
+                new PromptDetails(cachedTokens), new CompletionDetails(0));
     }
 
     public static Usage of(GenerationResult result) {
-        return of(result.promptTokens(), result.completionTokens());
+        return of(result.promptTokens(), result.completionTokens(), result.cachedPromptTokens());
     }
 
     public Usage plus(Usage other) {
-        return of(promptTokens + other.promptTokens, completionTokens + other.completionTokens);
+        return of(promptTokens + other.promptTokens, completionTokens + other.completionTokens,
+                promptTokensDetails.cachedTokens() + other.promptTokensDetails.cachedTokens());
     }
 }

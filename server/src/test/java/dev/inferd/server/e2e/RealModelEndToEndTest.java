@@ -155,6 +155,19 @@ class RealModelEndToEndTest {
     }
 
     @Test
+    void aRepeatedConversationReportsCachedPromptTokens() {
+        ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model(MODEL)
+                .addSystemMessage("You tell short stories about animals who live in the forest near the river.")
+                .addUserMessage("Tell me one about a fox and a bear who become friends after a storm.")
+                .temperature(0.0).maxCompletionTokens(4).build();
+        ChatCompletion first = client.chat().completions().create(params);
+        ChatCompletion second = client.chat().completions().create(params);
+        long cached = second.usage().orElseThrow().promptTokensDetails().orElseThrow().cachedTokens().orElseThrow();
+        assertThat(cached).isPositive().isLessThan(second.usage().orElseThrow().promptTokens());
+        assertThat(second.choices().getFirst().message().content()).isEqualTo(first.choices().getFirst().message().content());
+    }
+
+    @Test
     void aPromptLongerThanTheContextIsABadRequest() {
         assertThatThrownBy(() -> client.completions().create(CompletionCreateParams.builder()
                 .model(SMALL_CONTEXT_MODEL).prompt("Once upon a time there was a little girl named Lily who loved the park").build()))
