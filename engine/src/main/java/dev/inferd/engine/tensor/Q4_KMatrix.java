@@ -63,23 +63,31 @@ final class Q4_KMatrix extends BlockMatrix {
 
     @Override
     float dot(long rowOffset, float[] x, int xOffset) {
-        int step = F.length();
         float[] sm = SCALES.get();
-        var acc0 = FloatVector.zero(F);
-        var acc1 = FloatVector.zero(F);
+        float sum = 0;
         long block = rowOffset;
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
             scales(block, sm);
             for (int p = 0; p < 4; p++) {
-                float d1 = sm[4 * p], m1 = sm[4 * p + 1], d2 = sm[4 * p + 2], m2 = sm[4 * p + 3];
-                long qs = block + 16 + 32 * p;
-                int xc = xOffset + c + 64 * p;
-                for (int l = 0; l < 32; l += step) {
-                    var q = rawBytes(qs + l);
-                    acc0 = low(q, d1, m1).fma(FloatVector.fromArray(F, x, xc + l), acc0);
-                    acc1 = high(q, d2, m2).fma(FloatVector.fromArray(F, x, xc + 32 + l), acc1);
-                }
+                sum += pairDot(block + 16 + 32 * p, sm[4 * p], sm[4 * p + 1], sm[4 * p + 2], sm[4 * p + 3], x,
+                        xOffset + c + 64 * p);
             }
+        }
+        return sum;
+    }
+
+    /**
+     * 64 values' dot product (32 bytes: low nibbles, then high). A method of its own, ending in a
+     * scalar: C2 stops inlining the vector helpers (and boxes every vector) in bigger unrolled bodies.
+     */
+    private float pairDot(long qs, float d1, float m1, float d2, float m2, float[] x, int xc) {
+        int step = F.length();
+        var acc0 = FloatVector.zero(F);
+        var acc1 = FloatVector.zero(F);
+        for (int l = 0; l < 32; l += step) {
+            var q = rawBytes(qs + l);
+            acc0 = low(q, d1, m1).fma(FloatVector.fromArray(F, x, xc + l), acc0);
+            acc1 = high(q, d2, m2).fma(FloatVector.fromArray(F, x, xc + 32 + l), acc1);
         }
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }

@@ -74,27 +74,34 @@ final class Q6_KMatrix extends BlockMatrix {
 
     @Override
     float dot(long rowOffset, float[] x, int xOffset) {
-        int step = F.length();
-        var acc0 = FloatVector.zero(F);
-        var acc1 = FloatVector.zero(F);
+        float sum = 0;
         long block = rowOffset;
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
             float d = half(block + 208);
-            for (int n = 0; n < 2; n++) {
-                long ql = block + 64 * n, qh = block + 128 + 32 * n, sc = block + 192 + 8 * n;
-                int xc = xOffset + c + 128 * n;
-                for (int l = 0; l < 32; l += step) {
-                    int is = l / 16;
-                    var a = rawBytes(ql + l);
-                    var b = rawBytes(ql + 32 + l);
-                    var h = rawBytes(qh + l);
-                    int xl = xc + l;
-                    acc0 = toFloat(q1(a, h)).mul(scale(sc + is, d)).fma(FloatVector.fromArray(F, x, xl), acc0);
-                    acc1 = toFloat(q2(b, h)).mul(scale(sc + is + 2, d)).fma(FloatVector.fromArray(F, x, xl + 32), acc1);
-                    acc0 = toFloat(q3(a, h)).mul(scale(sc + is + 4, d)).fma(FloatVector.fromArray(F, x, xl + 64), acc0);
-                    acc1 = toFloat(q4(b, h)).mul(scale(sc + is + 6, d)).fma(FloatVector.fromArray(F, x, xl + 96), acc1);
-                }
-            }
+            sum += halfBlockDot(block, block + 128, block + 192, d, x, xOffset + c);
+            sum += halfBlockDot(block + 64, block + 160, block + 200, d, x, xOffset + c + 128);
+        }
+        return sum;
+    }
+
+    /**
+     * 128 values' dot product. A method of its own, ending in a scalar: C2 stops inlining the vector
+     * helpers (and boxes every vector) when one method holds a whole unrolled super-block.
+     */
+    private float halfBlockDot(long ql, long qh, long sc, float d, float[] x, int xc) {
+        int step = F.length();
+        var acc0 = FloatVector.zero(F);
+        var acc1 = FloatVector.zero(F);
+        for (int l = 0; l < 32; l += step) {
+            int is = l / 16;
+            var a = rawBytes(ql + l);
+            var b = rawBytes(ql + 32 + l);
+            var h = rawBytes(qh + l);
+            int xl = xc + l;
+            acc0 = toFloat(q1(a, h)).mul(scale(sc + is, d)).fma(FloatVector.fromArray(F, x, xl), acc0);
+            acc1 = toFloat(q2(b, h)).mul(scale(sc + is + 2, d)).fma(FloatVector.fromArray(F, x, xl + 32), acc1);
+            acc0 = toFloat(q3(a, h)).mul(scale(sc + is + 4, d)).fma(FloatVector.fromArray(F, x, xl + 64), acc0);
+            acc1 = toFloat(q4(b, h)).mul(scale(sc + is + 6, d)).fma(FloatVector.fromArray(F, x, xl + 96), acc1);
         }
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
