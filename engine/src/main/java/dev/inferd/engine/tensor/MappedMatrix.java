@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * row ({@link #dot}) and with four at once ({@link #dot4}, decoding the weights once for all four).
  */
 abstract sealed class MappedMatrix implements WeightMatrix
-        permits F32Matrix, HalfMatrix, Q8_0Matrix, Q4_0Matrix {
+        permits F32Matrix, HalfMatrix, Q8_0Matrix, Q4_0Matrix, BlockMatrix {
 
     /**
      * The machine's widest float vector: 8 lanes (AVX2) or 16 (AVX-512). The block kernels need at

@@ -2,25 +2,43 @@ package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
  * Converts floats to the bytes of a GGML tensor type and back, with ggml's reference rounding
- * ({@code quantize_row_*_ref} in ggml-quants.c), so files written here quantize like llama.cpp's.
- * Used to write test and benchmark models; the scalar {@link #dequantize} is the reference the fast
- * kernels are tested against.
+ * ({@code quantize_row_*_ref} in ggml-quants.c), so files written here quantize like llama.cpp's;
+ * the k-quants Q4_K, Q5_K and Q6_K use a plainer one-pass rounding instead (valid blocks, not
+ * llama-quantize's bytes). Used to write test and benchmark models; the scalar {@link #dequantize} is
+ * the reference the fast kernels are tested against, and {@link #randomBlocks} makes valid blocks of
+ * every type that has a kernel.
  */
 public final class Quantizer {
     private Quantizer() {
     }
 
-    /** The supported types: the ones this engine has kernels for. */
+    /** The types {@link #quantize} writes. */
     public static boolean supports(GGMLType type) {
         return switch (type) {
             case F32, F16, BF16, Q8_0, Q4_0 -> true;
-            default -> false;
+            default -> MoreQuantizers.canQuantize(type);
         };
+    }
+
+    /** The types {@link #dequantize} reads: every type this engine has kernels for. */
+    public static boolean canDequantize(GGMLType type) {
+        return supports(type) || ReferenceDequantizer.supports(type);
+    }
+
+    /**
+     * {@code blocks} blocks of a quantized {@code type} made of random bits, with their scales set so
+     * that the values lie within about {@code ±scale} (never more than about twice that): valid
+     * blocks for every quantized type this engine has kernels for, even those {@link #quantize} cannot
+     * write.
+     */
+    public static byte[] randomBlocks(GGMLType type, int blocks, long seed, float scale) {
+        return MoreQuantizers.randomBlocks(type, blocks, seed, scale);
     }
 
     /** {@code values} as {@code type}; the count must be a whole number of blocks. */
@@ -39,14 +57,14 @@ public final class Quantizer {
             case BF16 -> { for (int i = 0; i < count; i++) buf.putShort(floatToBf16(values[offset + i])); }
             case Q8_0 -> { for (int b = 0; b < count; b += 32) quantizeQ8_0Block(values, offset + b, buf); }
             case Q4_0 -> { for (int b = 0; b < count; b += 32) quantizeQ4_0Block(values, offset + b, buf); }
-            default -> throw new AssertionError(type);
+            default -> MoreQuantizers.quantize(type, values, offset, count, buf);
         }
         return out;
     }
 
     /** The {@code count} floats that {@code data} (in {@code type}) stands for: the scalar reference decoding. */
     public static float[] dequantize(GGMLType type, byte[] data, int count) {
-        requireSupported(type);
+        if (!canDequantize(type)) throw new UnsupportedOperationException("no dequantizer for tensor type " + type);
         if (data.length < type.bytesFor(count)) {
             throw new IllegalArgumentException(count + " " + type + " elements need " + type.bytesFor(count)
                     + " bytes, got " + data.length);
@@ -73,7 +91,7 @@ public final class Quantizer {
                     }
                 }
             }
-            default -> throw new AssertionError(type);
+            default -> ReferenceDequantizer.dequantize(type, MemorySegment.ofArray(data), 0, count, out, 0);
         }
         return out;
     }

@@ -29,8 +29,18 @@ final class WeightMatrices {
             case BF16 -> new BF16Matrix(rows, cols, data);
             case Q8_0 -> new Q8_0Matrix(rows, cols, data);
             case Q4_0 -> new Q4_0Matrix(rows, cols, data);
+            case Q4_1 -> new Q4_1Matrix(rows, cols, data);
+            case Q5_0 -> new Q5_0Matrix(rows, cols, data);
+            case Q5_1 -> new Q5_1Matrix(rows, cols, data);
+            case Q2_K -> new Q2_KMatrix(rows, cols, data);
+            case Q3_K -> new Q3_KMatrix(rows, cols, data);
+            case Q4_K -> new Q4_KMatrix(rows, cols, data);
+            case Q5_K -> new Q5_KMatrix(rows, cols, data);
+            case Q6_K -> new Q6_KMatrix(rows, cols, data);
+            case IQ4_NL -> new IQ4_NLMatrix(rows, cols, data);
+            case IQ4_XS -> new IQ4_XSMatrix(rows, cols, data);
             default -> throw new UnsupportedOperationException(
-                    "type " + type + " is not supported yet (F32, F16, BF16, Q8_0 and Q4_0 are)");
+                    "type " + type + " is not supported yet (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K-Q6_K, IQ4_NL and IQ4_XS are)");
         };
     }
 }

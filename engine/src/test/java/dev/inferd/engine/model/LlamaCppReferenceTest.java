@@ -31,12 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * not decided by rounding.
  */
 class LlamaCppReferenceTest {
-    private static final int TOKENS = 32;
-    private static final float MIN_MARGIN = 0.1f;
+    static final int TOKENS = 32;
+    static final float MIN_MARGIN = 0.1f;
     private static final float SEARCH_MARGIN = 1.0f;
     private static final int MIN_DISTINCT = 8;
-    private static final int MAX_SEEDS = 64;
-    private static final String PROMPT = "an ox is on my ox";
+    static final int MAX_SEEDS = 64;
+    static final String PROMPT = "an ox is on my ox";
 
     @TempDir
     static Path dir;
@@ -98,7 +98,7 @@ class LlamaCppReferenceTest {
         }
     }
 
-    private static Greedy greedy(Path file, int[] prompt) throws Exception {
+    static Greedy greedy(Path file, int[] prompt) throws Exception {
         List<Integer> tokens = new ArrayList<>();
         float minMargin = Float.POSITIVE_INFINITY;
         try (GGUFFile gguf = GGUFFile.open(file)) {
@@ -118,7 +118,7 @@ class LlamaCppReferenceTest {
         return new Greedy(tokens, minMargin);
     }
 
-    private static int[] promptTokens(int vocabSize) {
+    static int[] promptTokens(int vocabSize) {
         String[] words = PROMPT.split(" ");
         int[] ids = new int[words.length + 1];
         ids[0] = SyntheticModels.BOS;

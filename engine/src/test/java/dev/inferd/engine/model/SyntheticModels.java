@@ -102,7 +102,18 @@ public final class SyntheticModels {
         return id;
     }
 
+    /** Chooses a tensor's type by its name, given the spec's weight type (e.g. llama.cpp's Q4_K_M mix). */
+    @FunctionalInterface
+    public interface TensorTypes {
+        GGMLType typeOf(String tensorName, GGMLType weightType);
+    }
+
     public static Path write(Spec spec, Path file) throws IOException {
+        return write(spec, file, (name, type) -> type);
+    }
+
+    /** As {@link #write(Spec, Path)}, each weight matrix in the type {@code tensorTypes} chooses (norms stay F32). */
+    public static Path write(Spec spec, Path file, TensorTypes tensorTypes) throws IOException {
         String a = spec.architecture();
         List<String> tokens = tokens(spec.vocabSize());
         float[] scores = new float[tokens.size()];
@@ -152,29 +163,31 @@ public final class SyntheticModels {
         GGMLType big = spec.weightType();
         float[] embedding = gaussian(random, spec.vocabSize() * dim, embedStd);
         if (spec.tiedOutput()) silenceNonWords(embedding, dim);
-        w.addTensor("token_embd.weight", big, new long[] {dim, spec.vocabSize()}, Quantizer.quantize(big, embedding));
+        GGMLType embeddingType = tensorTypes.typeOf("token_embd.weight", big);
+        w.addTensor("token_embd.weight", embeddingType, new long[] {dim, spec.vocabSize()},
+                Quantizer.quantize(embeddingType, embedding));
         for (int l = 0; l < spec.blockCount(); l++) {
             String p = "blk." + l + ".";
             vector(w, p + "attn_norm.weight", around(random, dim, 1f, 0.2f));
-            matrix(w, p + "attn_q.weight", big, qLen, dim, gaussian(random, qLen * dim, 1.5f / (float) Math.sqrt(dim)));
-            matrix(w, p + "attn_k.weight", big, kvLen, dim, gaussian(random, kvLen * dim, 1.5f / (float) Math.sqrt(dim)));
-            matrix(w, p + "attn_v.weight", big, kvLen, dim, gaussian(random, kvLen * dim, 1f / (float) Math.sqrt(dim)));
+            matrix(w, p + "attn_q.weight", tensorTypes, big, qLen, dim, gaussian(random, qLen * dim, 1.5f / (float) Math.sqrt(dim)));
+            matrix(w, p + "attn_k.weight", tensorTypes, big, kvLen, dim, gaussian(random, kvLen * dim, 1.5f / (float) Math.sqrt(dim)));
+            matrix(w, p + "attn_v.weight", tensorTypes, big, kvLen, dim, gaussian(random, kvLen * dim, 1f / (float) Math.sqrt(dim)));
             if (spec.biases()) {
                 vector(w, p + "attn_q.bias", gaussian(random, qLen, 0.5f));
                 vector(w, p + "attn_k.bias", gaussian(random, kvLen, 0.5f));
                 vector(w, p + "attn_v.bias", gaussian(random, kvLen, 0.5f));
             }
-            matrix(w, p + "attn_output.weight", big, dim, qLen, gaussian(random, dim * qLen, residual / (float) Math.sqrt(qLen)));
+            matrix(w, p + "attn_output.weight", tensorTypes, big, dim, qLen, gaussian(random, dim * qLen, residual / (float) Math.sqrt(qLen)));
             vector(w, p + "ffn_norm.weight", around(random, dim, 1f, 0.2f));
-            matrix(w, p + "ffn_gate.weight", big, ffn, dim, gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim)));
-            matrix(w, p + "ffn_up.weight", big, ffn, dim, gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim)));
-            matrix(w, p + "ffn_down.weight", big, dim, ffn, gaussian(random, dim * ffn, 2 * residual / (float) Math.sqrt(ffn)));
+            matrix(w, p + "ffn_gate.weight", tensorTypes, big, ffn, dim, gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim)));
+            matrix(w, p + "ffn_up.weight", tensorTypes, big, ffn, dim, gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim)));
+            matrix(w, p + "ffn_down.weight", tensorTypes, big, dim, ffn, gaussian(random, dim * ffn, 2 * residual / (float) Math.sqrt(ffn)));
         }
         vector(w, "output_norm.weight", around(random, dim, 1f, 0.2f));
         if (!spec.tiedOutput()) {
             float[] output = gaussian(random, spec.vocabSize() * dim, spec.logitScale() / (float) Math.sqrt(dim));
             silenceNonWords(output, dim);
-            matrix(w, "output.weight", big, spec.vocabSize(), dim, output);
+            matrix(w, "output.weight", tensorTypes, big, spec.vocabSize(), dim, output);
         }
         w.write(file);
         return file;
@@ -185,7 +198,9 @@ public final class SyntheticModels {
         for (int i = 0; i < FIRST_WORD * dim; i++) rows[i] *= 0.01f;
     }
 
-    private static void matrix(GGUFWriter w, String name, GGMLType type, int rows, int cols, float[] values) {
+    private static void matrix(GGUFWriter w, String name, TensorTypes types, GGMLType weightType, int rows, int cols,
+                               float[] values) {
+        GGMLType type = types.typeOf(name, weightType);
         w.addTensor(name, type, new long[] {cols, rows}, Quantizer.quantize(type, values));
     }
 

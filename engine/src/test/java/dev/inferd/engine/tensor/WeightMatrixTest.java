@@ -164,7 +164,7 @@ class WeightMatrixTest {
                 .hasMessageContaining("68 bytes");
         assertThatThrownBy(() -> WeightMatrix.of(GGMLType.Q4_0, 1, 48, MemorySegment.ofArray(new byte[27])))
                 .hasMessageContaining("block size");
-        assertThatThrownBy(() -> WeightMatrix.of(GGMLType.Q4_K, 1, 256, MemorySegment.ofArray(new byte[144])))
+        assertThatThrownBy(() -> WeightMatrix.of(GGMLType.IQ2_XXS, 1, 256, MemorySegment.ofArray(new byte[66])))
                 .isInstanceOf(UnsupportedOperationException.class);
         WeightMatrix m = WeightMatrix.of(GGMLType.F32, 2, 4, MemorySegment.ofArray(new byte[32]));
         assertThatThrownBy(() -> m.multiply(new float[4], 2, new float[4])).hasMessageContaining("x has 4 floats");

@@ -1,0 +1,148 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Block types whose kernels decode a run of blocks (at most {@link #CHUNK} values) into a per-thread
+ * float buffer with vector code and then multiply that buffer with the activations. The decode is one
+ * call per chunk, so one loop serves every type; the buffer stays in L1. Types that dominate decode time
+ * (Q4_K, Q6_K) override {@link #dot} and {@link #dot4} with fused kernels that never store the weights.
+ *
+ * <p>A subclass decodes to exactly ggml's dequantized values (same operations, same order), so
+ * {@link #dequantizeRow} equals ggml's {@code dequantize_row_*} bit for bit.
+ */
+abstract sealed class BlockMatrix extends MappedMatrix
+        permits Q4_1Matrix, Q5_0Matrix, Q5_1Matrix, Q2_KMatrix, Q3_KMatrix, Q4_KMatrix, Q5_KMatrix, Q6_KMatrix,
+        IQ4_NLMatrix, IQ4_XSMatrix {
+
+    /** Values decoded per call: one k-quant super-block, eight 32-value blocks. */
+    static final int CHUNK = 256;
+    /** F.length() bytes, widened lane by lane to F.length() ints. */
+    static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(F.length() * 8));
+    static final VectorSpecies<Integer> I = F.withLanes(int.class);
+    static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
+    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
+    /** 0, 1, 2, ... per lane. */
+    static final IntVector LANE = IntVector.zero(I).addIndex(1);
+    static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
+    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[CHUNK]);
+
+    private final GGMLType type;
+    private final int blockSize;
+    private final int blockBytes;
+
+    BlockMatrix(GGMLType type, int rows, int cols, MemorySegment data) {
+        super(type, rows, cols, data);
+        this.type = type;
+        this.blockSize = type.blockSize();
+        this.blockBytes = type.blockBytes();
+        if (blockSize % F.length() != 0 && F.length() % blockSize != 0) {
+            throw new IllegalStateException(F.length() + "-lane vectors do not tile " + type + " blocks");
+        }
+    }
+
+    @Override public final GGMLType type() { return type; }
+
+    /**
+     * Decodes {@code count} values (whole blocks, {@code count <= CHUNK}) starting at byte {@code at} into
+     * {@code out[0 .. count)}.
+     */
+    abstract void decode(long at, int count, float[] out);
+
+    /** F.length() bytes at {@code at}, zero-extended to int lanes. */
+    final IntVector bytes(long at) {
+        return ((IntVector) ByteVector.fromMemorySegment(B, data, at, LE).convertShape(VectorOperators.B2I, I, 0))
+                .lanewise(VectorOperators.AND, 0xFF);
+    }
+
+    /** F.length() bytes at {@code at}, sign-extended to int lanes (for callers that mask bits anyway). */
+    final IntVector rawBytes(long at) {
+        return (IntVector) ByteVector.fromMemorySegment(B, data, at, LE).convertShape(VectorOperators.B2I, I, 0);
+    }
+
+    static FloatVector toFloat(IntVector v) {
+        return (FloatVector) v.convert(VectorOperators.I2F, 0);
+    }
+
+    final float half(long at) {
+        return Float.float16ToFloat(data.get(HALF, at));
+    }
+
+    final int u8(long at) {
+        return data.get(ValueLayout.JAVA_BYTE, at) & 0xFF;
+    }
+
+    @Override
+    float dot(long rowOffset, float[] x, int xOffset) {
+        int step = F.length();
+        float[] w = SCRATCH.get();
+        var acc0 = FloatVector.zero(F);
+        var acc1 = FloatVector.zero(F);
+        long at = rowOffset;
+        for (int c = 0; c < cols; c += CHUNK) {
+            int n = Math.min(CHUNK, cols - c);
+            decode(at, n, w);
+            at += (long) n / blockSize * blockBytes;
+            int xc = xOffset + c;
+            int k = 0;
+            for (; k + 2 * step <= n; k += 2 * step) {
+                acc0 = FloatVector.fromArray(F, w, k).fma(FloatVector.fromArray(F, x, xc + k), acc0);
+                acc1 = FloatVector.fromArray(F, w, k + step).fma(FloatVector.fromArray(F, x, xc + k + step), acc1);
+            }
+            for (; k < n; k += step) acc0 = FloatVector.fromArray(F, w, k).fma(FloatVector.fromArray(F, x, xc + k), acc0);
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+    }
+
+    @Override
+    void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex) {
+        int step = F.length();
+        int x1 = xOffset + cols, x2 = x1 + cols, x3 = x2 + cols;
+        float[] w = SCRATCH.get();
+        var a0 = FloatVector.zero(F);
+        var a1 = FloatVector.zero(F);
+        var a2 = FloatVector.zero(F);
+        var a3 = FloatVector.zero(F);
+        long at = rowOffset;
+        for (int c = 0; c < cols; c += CHUNK) {
+            int n = Math.min(CHUNK, cols - c);
+            decode(at, n, w);
+            at += (long) n / blockSize * blockBytes;
+            for (int k = 0; k < n; k += step) {
+                var v = FloatVector.fromArray(F, w, k);
+                int ck = c + k;
+                a0 = v.fma(FloatVector.fromArray(F, x, xOffset + ck), a0);
+                a1 = v.fma(FloatVector.fromArray(F, x, x1 + ck), a1);
+                a2 = v.fma(FloatVector.fromArray(F, x, x2 + ck), a2);
+                a3 = v.fma(FloatVector.fromArray(F, x, x3 + ck), a3);
+            }
+        }
+        out[outIndex] = a0.reduceLanes(VectorOperators.ADD);
+        out[outIndex + rows] = a1.reduceLanes(VectorOperators.ADD);
+        out[outIndex + 2 * rows] = a2.reduceLanes(VectorOperators.ADD);
+        out[outIndex + 3 * rows] = a3.reduceLanes(VectorOperators.ADD);
+    }
+
+    @Override
+    public final void dequantizeRow(int row, float[] out, int offset) {
+        float[] w = SCRATCH.get();
+        long at = row * rowBytes;
+        for (int c = 0; c < cols; c += CHUNK) {
+            int n = Math.min(CHUNK, cols - c);
+            decode(at, n, w);
+            at += (long) n / blockSize * blockBytes;
+            System.arraycopy(w, 0, out, offset + c, n);
+        }
+    }
+}

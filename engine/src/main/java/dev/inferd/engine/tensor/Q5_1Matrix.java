@@ -1,0 +1,34 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.VectorOperators;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Q5_1 weights: blocks of 32 values as an fp16 scale {@code d}, an fp16 offset {@code m}, the 32 fifth
+ * bits and 16 bytes of low nibbles, laid out as in Q5_0; value = q * d + m.
+ */
+final class Q5_1Matrix extends BlockMatrix {
+    private static final int BLOCK_BYTES = 24;
+
+    Q5_1Matrix(int rows, int cols, MemorySegment data) {
+        super(GGMLType.Q5_1, rows, cols, data);
+    }
+
+    @Override
+    void decode(long at, int count, float[] out) {
+        int step = F.length();
+        for (int o = 0; o < count; o += 32, at += BLOCK_BYTES) {
+            float d = half(at), m = half(at + 2);
+            int qh = data.get(U32, at + 4);
+            for (int k = 0; k < 16; k += step) {
+                var q = bytes(at + 8 + k);
+                var lo = q.lanewise(VectorOperators.AND, 0xF).or(Q5_0Matrix.fifthBits(qh >>> k));
+                var hi = q.lanewise(VectorOperators.LSHR, 4).or(Q5_0Matrix.fifthBits(qh >>> (16 + k)));
+                toFloat(lo).mul(d).add(m).intoArray(out, o + k);
+                toFloat(hi).mul(d).add(m).intoArray(out, o + 16 + k);
+            }
+        }
+    }
+}
