@@ -11,7 +11,6 @@ import io.helidon.webserver.http.ServerResponse;
 
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 
 /**
  * Every request comes through here: one place that knows the routes (so an unknown path is a 404
@@ -31,14 +30,12 @@ final class ApiRouter implements Handler {
 
     private final ModelRegistry models;
     private final ServerMetrics metrics;
-    private final Duration readTimeout;
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
 
     ApiRouter(ModelRegistry models, ServerMetrics metrics, ServerOptions options, String systemFingerprint) {
         this.models = models;
         this.metrics = metrics;
-        this.readTimeout = options.readTimeout();
         ModelGate gate = new ModelGate(models, metrics, options);
         this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint);
         this.completions = new CompletionsEndpoint(gate, systemFingerprint);
@@ -96,11 +93,11 @@ final class ApiRouter implements Handler {
             }
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);
-                chat.handle(request, response, ClientWatch.of(request, readTimeout));
+                chat.handle(request, response, ClientWatch.of(request));
             }
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
-                completions.handle(request, response, ClientWatch.of(request, readTimeout));
+                completions.handle(request, response, ClientWatch.of(request));
             }
             default -> {
                 if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {

@@ -87,12 +87,13 @@ final class GenerationRun implements GenerationListener {
      */
     Event takeWatching(ClientWatch client) throws InterruptedException {
         while (true) {
-            Event event = events.poll(CLIENT_CHECK_MILLIS, TimeUnit.MILLISECONDS);
-            if (event != null) return event;
+            // Checked before every event too: a busy generation has events all the time.
             if (client.isGone()) {
                 cancelAndAwait();
                 throw new ClientGoneException(null);
             }
+            Event event = events.poll(CLIENT_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            if (event != null) return event;
         }
     }
 

@@ -10,7 +10,6 @@ import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
-import io.helidon.webserver.http1.Http1Config;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.util.Map;
@@ -60,9 +59,7 @@ public final class InferdServer implements AutoCloseable {
                 .host(host)
                 .port(port)
                 // Without it, Nagle's algorithm holds the first small SSE write back for up to 40 ms.
-                .connectionOptions(SocketOptions.builder().tcpNoDelay(true).readTimeout(options.readTimeout()).build())
-                // Lets a request waiting for the engine notice that its client left (see ClientWatch).
-                .addProtocol(Http1Config.builder().addReceiveListener(ClientWatch.tracker()).build())
+                .connectionOptions(SocketOptions.builder().tcpNoDelay(true).build())
                 // A backstop above the limit JsonExchange enforces with a proper error body.
                 .maxPayloadSize(JsonExchange.MAX_BODY_BYTES + 1024 * 1024)
                 .directHandlers(errorsAsJson())

@@ -1,7 +1,5 @@
 package dev.inferd.server.http;
 
-import java.time.Duration;
-
 /**
  * How the server protects itself under load.
  *
@@ -10,11 +8,8 @@ import java.time.Duration;
  *                            flood cannot pile up unbounded threads and queues
  * @param capacityRetryAfterSeconds the {@code Retry-After} of that 429
  * @param loadingRetryAfterSeconds the {@code Retry-After} of the 503 for a model still loading
- * @param readTimeout the socket read timeout; it also bounds how long a waiting non-streamed
- *                    request can notice that its client left (see {@code ClientWatch})
  */
-public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds,
-                            Duration readTimeout) {
+public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_MODEL = 64;
     public static final int DEFAULT_LOADING_RETRY_AFTER_SECONDS = 2;
@@ -24,21 +19,13 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
         if (capacityRetryAfterSeconds < 1 || loadingRetryAfterSeconds < 1) {
             throw new IllegalArgumentException("Retry-After must be at least 1 second");
         }
-        if (readTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
-            throw new IllegalArgumentException("readTimeout must be at least 1 second");
-        }
     }
 
     public static ServerOptions defaults() {
-        return new ServerOptions(DEFAULT_MAX_IN_FLIGHT_PER_MODEL, 1, DEFAULT_LOADING_RETRY_AFTER_SECONDS,
-                Duration.ofMinutes(5));
+        return new ServerOptions(DEFAULT_MAX_IN_FLIGHT_PER_MODEL, 1, DEFAULT_LOADING_RETRY_AFTER_SECONDS);
     }
 
     public ServerOptions withMaxInFlightPerModel(int max) {
-        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds, readTimeout);
-    }
-
-    public ServerOptions withReadTimeout(Duration timeout) {
-        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, timeout);
+        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds);
     }
 }
