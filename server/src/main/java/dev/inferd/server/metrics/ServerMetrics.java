@@ -115,7 +115,7 @@ public final class ServerMetrics {
                     s -> s.activeSequences());
             engineGauge(id, stats, "inferd.engine.kv.blocks.used", "KV-cache blocks held by live sequences",
                     s -> s.kvBlocksUsed());
-            engineGauge(id, stats, "inferd.engine.kv.blocks.total", "KV-cache blocks in the pool",
+            engineGauge(id, stats, "inferd.engine.kv.blocks.capacity", "KV-cache blocks in the pool",
                     s -> s.kvBlocksTotal());
             engineGauge(id, stats, "inferd.engine.kv.blocks.cached", "KV-cache blocks kept for prefix reuse",
                     s -> s.kvBlocksCached());
