@@ -41,7 +41,9 @@ import java.util.concurrent.Executors;
                 "Load-test an OpenAI-compatible server with concurrent streaming clients and print, per concurrency:",
                 "aggregate tokens/s, time to first token (TTFT) and inter-token latency (ITL) p50/p99, and errors.",
                 "Tokens are counted from the usage chunk (stream_options.include_usage) when the server sends it,",
-                "else one per chunk with text; ITL is the gap between chunks with text."})
+                "else one per chunk with text; ITL is the gap between chunks with text.",
+                "With --serve-model the clients share this machine's cores with the engine: on a small machine that",
+                "delays reading, which bunches chunks together (ITL p50 near 0). Prefer a server in its own process."})
 public final class BenchServeCommand implements Callable<Integer> {
 
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8000/v1", paramLabel = "<base-url>",
@@ -222,7 +224,7 @@ public final class BenchServeCommand implements Callable<Integer> {
         } else {
             out.printf(Locale.ROOT, "%11d %8d %6d %8d %10s %10s %10s %9s %9s %13s%n", r.concurrency(), r.requests(),
                     r.errors(), r.tokens(), number(r.aggregateTokensPerS()), millis(r.ttftP50Ms()),
-                    millis(r.ttftP99Ms()), millis(r.itlP50Ms()), millis(r.itlP99Ms()),
+                    millis(r.ttftP99Ms()), fineMillis(r.itlP50Ms()), fineMillis(r.itlP99Ms()),
                     number(r.perRequestTokensPerS()));
         }
         out.flush();
@@ -243,6 +245,10 @@ public final class BenchServeCommand implements Callable<Integer> {
 
     private static String millis(double value) {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1fms", value);
+    }
+
+    private static String fineMillis(double value) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.2fms", value);
     }
 
     private static String stripSlash(String url) {
