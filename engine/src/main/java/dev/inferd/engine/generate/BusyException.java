@@ -1,10 +1,11 @@
 package dev.inferd.engine.generate;
 
 /**
- * The generator's waiting queue is full: the request was not queued and should be retried later
- * (HTTP 429 with a {@code Retry-After} header).
+ * The engine cannot take this request now (its queue is full); the caller may retry after
+ * {@link #retryAfterSeconds()}. Thrown by {@link TextGenerator#generate} before any token is produced.
  */
 public class BusyException extends RuntimeException {
+
     private final int retryAfterSeconds;
 
     public BusyException(String message, int retryAfterSeconds) {
@@ -12,7 +13,7 @@ public class BusyException extends RuntimeException {
         this.retryAfterSeconds = retryAfterSeconds;
     }
 
-    /** A suggested wait before retrying, in whole seconds (at least 1). */
+    /** How long the caller should wait before retrying, in whole seconds. */
     public int retryAfterSeconds() {
         return retryAfterSeconds;
     }

@@ -18,34 +18,37 @@ import java.util.List;
 /** {@code POST /v1/chat/completions}, streamed or not. */
 final class ChatCompletionsEndpoint {
 
-    private final ModelRegistry models;
+    private final ModelGate models;
     private final String systemFingerprint;
 
-    ChatCompletionsEndpoint(ModelRegistry models, String systemFingerprint) {
+    ChatCompletionsEndpoint(ModelGate models, String systemFingerprint) {
         this.models = models;
         this.systemFingerprint = systemFingerprint;
     }
 
-    void handle(ServerRequest httpRequest, ServerResponse response) throws InterruptedException {
+    void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest));
-        TextGenerator generator = models.get(request.model());
-        int[] prompt = PromptBudget.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
-        int maxTokens = PromptBudget.maxTokens(generator, prompt.length, request.maxTokens(), "messages");
-        var generation = new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), request.sampling(),
-                request.topLogprobs());
-        long created = System.currentTimeMillis() / 1000;
-        GenerationRun run = GenerationRun.start(generator, generation);
-        if (request.stream()) {
-            var chunks = new ChatCompletionChunk.Factory(Ids.chatCompletionId(), created, request.model(),
-                    systemFingerprint);
-            new ChatStreamWriter(chunks, request).write(run, response);
-        } else {
-            JsonExchange.send(response, 200, collect(run, request, created));
+        try (ModelLease lease = models.admit(request.model())) {
+            TextGenerator generator = lease.generator();
+            int[] prompt = PromptBudget.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
+            int maxTokens = PromptBudget.maxTokens(generator, prompt.length, request.maxTokens(), "messages");
+            var generation = new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), request.sampling(),
+                    request.topLogprobs());
+            long created = System.currentTimeMillis() / 1000;
+            GenerationRun run = lease.start(generation);
+            if (request.stream()) {
+                var chunks = new ChatCompletionChunk.Factory(Ids.chatCompletionId(), created, request.model(),
+                        systemFingerprint);
+                new ChatStreamWriter(chunks, request).write(run, response, client);
+            } else {
+                JsonExchange.send(response, 200, collect(run, request, created, client));
+            }
         }
     }
 
-    private ChatCompletion collect(GenerationRun run, ChatRequest request, long created) throws InterruptedException {
-        ChoiceCollector collected = ChoiceCollector.drain(run, request.n());
+    private ChatCompletion collect(GenerationRun run, ChatRequest request, long created, ClientWatch client)
+            throws InterruptedException {
+        ChoiceCollector collected = ChoiceCollector.drain(run, request.n(), client);
         List<ChatCompletion.Choice> choices = new ArrayList<>(request.n());
         for (int i = 0; i < request.n(); i++) {
             ChatLogprobs logprobs = request.wantsLogprobs() ? ChatLogprobs.of(collected.logprobs(i)) : null;
@@ -60,8 +63,8 @@ final class ChatCompletionsEndpoint {
     private record ChatStreamWriter(ChatCompletionChunk.Factory chunks, ChatRequest request)
             implements StreamedRun.Translator {
 
-        void write(GenerationRun run, ServerResponse response) throws InterruptedException {
-            StreamedRun.stream(run, response, this);
+        void write(GenerationRun run, ServerResponse response, ClientWatch client) throws InterruptedException {
+            StreamedRun.stream(run, response, client, this);
         }
 
         @Override

@@ -27,11 +27,14 @@ final class ChoiceCollector {
         }
     }
 
-    /** Reads the run to its end; an engine failure is rethrown (nothing was sent yet, so it becomes a 500). */
-    static ChoiceCollector drain(GenerationRun run, int n) throws InterruptedException {
+    /**
+     * Reads the run to its end. An engine failure is rethrown (nothing was sent yet, so it becomes a
+     * 500, or a 429 for a busy engine); a client that leaves meanwhile stops the engine.
+     */
+    static ChoiceCollector drain(GenerationRun run, int n, ClientWatch client) throws InterruptedException {
         ChoiceCollector c = new ChoiceCollector(n);
         while (true) {
-            switch (run.take()) {
+            switch (run.takeWatching(client)) {
                 case GenerationRun.Text t -> {
                     c.texts[t.choice()].append(t.text());
                     c.logprobs.get(t.choice()).addAll(t.logprobs());
@@ -41,7 +44,7 @@ final class ChoiceCollector {
                     c.result = d.result();
                     return c;
                 }
-                case GenerationRun.Failed f -> throw new GenerationFailedException(f.error());
+                case GenerationRun.Failed f -> throw GenerationRun.failure(f.error());
             }
         }
     }

@@ -21,10 +21,10 @@ import java.util.List;
  */
 final class CompletionsEndpoint {
 
-    private final ModelRegistry models;
+    private final ModelGate models;
     private final String systemFingerprint;
 
-    CompletionsEndpoint(ModelRegistry models, String systemFingerprint) {
+    CompletionsEndpoint(ModelGate models, String systemFingerprint) {
         this.models = models;
         this.systemFingerprint = systemFingerprint;
     }
@@ -33,30 +33,32 @@ final class CompletionsEndpoint {
     private record PreparedPrompt(String text, int[] tokens, int maxTokens) {
     }
 
-    void handle(ServerRequest httpRequest, ServerResponse response) throws InterruptedException {
+    void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest));
-        TextGenerator generator = models.get(request.model());
-        List<PreparedPrompt> prompts = new ArrayList<>();
-        for (String prompt : request.prompts()) {
-            int[] tokens = PromptBudget.tokenize(() -> generator.textPrompt(prompt), "prompt");
-            int maxTokens = PromptBudget.maxTokens(generator, tokens.length, request.maxTokens(), "prompt");
-            prompts.add(new PreparedPrompt(prompt, tokens, maxTokens));
-        }
-        long created = System.currentTimeMillis() / 1000;
-        String id = Ids.completionId();
-        if (request.stream()) {
-            StreamedRun.stream(new Runs(generator, request, prompts), response,
-                    new CompletionStreamWriter(id, created, request, prompts, systemFingerprint));
-        } else {
-            JsonExchange.send(response, 200, collect(id, created, generator, request, prompts));
+        try (ModelLease lease = models.admit(request.model())) {
+            TextGenerator generator = lease.generator();
+            List<PreparedPrompt> prompts = new ArrayList<>();
+            for (String prompt : request.prompts()) {
+                int[] tokens = PromptBudget.tokenize(() -> generator.textPrompt(prompt), "prompt");
+                int maxTokens = PromptBudget.maxTokens(generator, tokens.length, request.maxTokens(), "prompt");
+                prompts.add(new PreparedPrompt(prompt, tokens, maxTokens));
+            }
+            long created = System.currentTimeMillis() / 1000;
+            String id = Ids.completionId();
+            if (request.stream()) {
+                StreamedRun.stream(new Runs(lease, request, prompts), response, client,
+                        new CompletionStreamWriter(id, created, request, prompts, systemFingerprint));
+            } else {
+                JsonExchange.send(response, 200, collect(id, created, lease, request, prompts, client));
+            }
         }
     }
 
-    private Completion collect(String id, long created, TextGenerator generator, CompletionRequest request,
-                               List<PreparedPrompt> prompts) throws InterruptedException {
+    private Completion collect(String id, long created, ModelLease lease, CompletionRequest request,
+                               List<PreparedPrompt> prompts, ClientWatch client) throws InterruptedException {
         List<Completion.Choice> choices = new ArrayList<>();
         Usage usage = Usage.of(0, 0);
-        Runs runs = new Runs(generator, request, prompts);
+        Runs runs = new Runs(lease, request, prompts);
         for (PreparedPrompt prompt : prompts) {
             String echo = request.echo() ? prompt.text() : "";
             GenerationRun run = runs.next();
@@ -69,7 +71,7 @@ final class CompletionsEndpoint {
                 usage = usage.plus(Usage.of(prompt.tokens().length, 0));
                 continue;
             }
-            ChoiceCollector collected = ChoiceCollector.drain(run, request.n());
+            ChoiceCollector collected = ChoiceCollector.drain(run, request.n(), client);
             for (int i = 0; i < request.n(); i++) {
                 CompletionLogprobs logprobs = request.wantsLogprobs()
                         ? CompletionLogprobs.of(collected.logprobs(i), 0) : null;
@@ -90,13 +92,13 @@ final class CompletionsEndpoint {
      * and {@link #next()} says so with null (streaming then only sends echo and finish chunks).
      */
     private static final class Runs implements StreamedRun.RunSource {
-        private final TextGenerator generator;
+        private final ModelLease lease;
         private final CompletionRequest request;
         private final List<PreparedPrompt> prompts;
         private int started;
 
-        Runs(TextGenerator generator, CompletionRequest request, List<PreparedPrompt> prompts) {
-            this.generator = generator;
+        Runs(ModelLease lease, CompletionRequest request, List<PreparedPrompt> prompts) {
+            this.lease = lease;
             this.request = request;
             this.prompts = prompts;
         }
@@ -108,7 +110,7 @@ final class CompletionsEndpoint {
                 return null;
             }
             PreparedPrompt prompt = prompts.get(started++);
-            return GenerationRun.start(generator, new GenerationRequest(prompt.tokens(), request.n(),
+            return lease.start(new GenerationRequest(prompt.tokens(), request.n(),
                     prompt.maxTokens(), request.stop(), request.sampling(), request.logprobs()));
         }
 

@@ -1,11 +1,14 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.BusyException;
 import dev.inferd.engine.generate.FinishReason;
 import dev.inferd.engine.generate.GenerationListener;
 import dev.inferd.engine.generate.GenerationRequest;
 import dev.inferd.engine.generate.GenerationResult;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.generate.TokenLogprob;
+import dev.inferd.server.metrics.ModelMeters;
+import dev.inferd.server.openai.ApiError;
 
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -36,24 +39,62 @@ final class GenerationRun implements GenerationListener {
     record Failed(Throwable error) implements Event {
     }
 
-    private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-    private volatile boolean cancelled;
+    /** How often a request waiting for its first event checks that its client is still there. */
+    private static final long CLIENT_CHECK_MILLIS = 100;
 
-    private GenerationRun() {
+    private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    private final ModelMeters meters;
+    private final long startNanos = System.nanoTime();
+    private volatile boolean cancelled;
+    private boolean sawText;
+
+    private GenerationRun(ModelMeters meters) {
+        this.meters = meters;
     }
 
-    static GenerationRun start(TextGenerator generator, GenerationRequest request) {
-        GenerationRun run = new GenerationRun();
+    static GenerationRun start(TextGenerator generator, GenerationRequest request, ModelMeters meters) {
+        GenerationRun run = new GenerationRun(meters);
         Thread.ofVirtual().name("inferd-generate").start(() -> {
             Event last;
             try {
-                last = new Done(generator.generate(request, run));
+                GenerationResult result = generator.generate(request, run);
+                meters.finished(result, System.nanoTime() - run.startNanos);
+                last = new Done(result);
             } catch (Throwable t) {
                 last = new Failed(t);
             }
             run.events.add(last);
         });
         return run;
+    }
+
+    /**
+     * What a failed run means for its request: an engine that is too busy is a 429 the client may
+     * retry; anything else is a server fault.
+     */
+    static RuntimeException failure(Throwable error) {
+        if (error instanceof BusyException busy) {
+            return ApiError.busy("The engine is busy: " + busy.getMessage() + ". Please retry shortly.",
+                    busy.retryAfterSeconds());
+        }
+        return new GenerationFailedException(error);
+    }
+
+    /**
+     * The next event, waiting as long as it takes while nothing is being sent to the client, and
+     * watching that client meanwhile: if it leaves, the engine is stopped and
+     * {@link ClientGoneException} thrown.
+     */
+    Event takeWatching(ClientWatch client) throws InterruptedException {
+        while (true) {
+            // Checked before every event too: a busy generation has events all the time.
+            if (client.isGone()) {
+                cancelAndAwait();
+                throw new ClientGoneException(null);
+            }
+            Event event = events.poll(CLIENT_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            if (event != null) return event;
+        }
     }
 
     /** The next event, waiting as long as it takes. */
@@ -87,6 +128,11 @@ final class GenerationRun implements GenerationListener {
 
     @Override
     public void onText(int choice, String text, List<TokenLogprob> logprobs) {
+        // Listener calls come from the one engine thread of this run, so no synchronisation.
+        if (!sawText && !text.isEmpty()) {
+            sawText = true;
+            meters.firstToken(System.nanoTime() - startNanos);
+        }
         events.add(new Text(choice, text, logprobs == null ? List.of() : List.copyOf(logprobs)));
     }
 

@@ -1,6 +1,7 @@
 package dev.inferd.server.http;
 
 import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.Json;
 import io.helidon.common.socket.SocketOptions;
@@ -9,6 +10,7 @@ import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
+import io.micrometer.core.instrument.MeterRegistry;
 
 import java.util.Map;
 
@@ -25,19 +27,34 @@ import java.util.Map;
 public final class InferdServer implements AutoCloseable {
 
     private final WebServer webServer;
+    private final ServerMetrics metrics;
 
-    private InferdServer(WebServer webServer) {
+    private InferdServer(WebServer webServer, ServerMetrics metrics) {
         this.webServer = webServer;
+        this.metrics = metrics;
     }
 
     /**
-     * Starts listening and returns once the port is bound.
+     * Starts listening with the default {@link ServerOptions} and returns once the port is bound.
      *
      * @param port 0 picks a free port (see {@link #port()})
      * @param models model id (as clients name it in {@code model}) to generator, in listing order
      */
     public static InferdServer start(String host, int port, Map<String, TextGenerator> models) {
-        ApiRouter router = new ApiRouter(new ModelRegistry(models), systemFingerprint());
+        return start(host, port, new ModelRegistry(models), ServerOptions.defaults());
+    }
+
+    /**
+     * Starts listening and returns once the port is bound. The registry may still change: models
+     * registered as loading answer 503 until they are marked ready.
+     *
+     * @param port 0 picks a free port (see {@link #port()})
+     */
+    public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
+        if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
+        models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
+        ServerMetrics metrics = new ServerMetrics();
+        ApiRouter router = new ApiRouter(models, metrics, options, systemFingerprint());
         WebServer server = WebServer.builder()
                 .host(host)
                 .port(port)
@@ -50,12 +67,17 @@ public final class InferdServer implements AutoCloseable {
                 .routing(HttpRouting.builder().any(router))
                 .build()
                 .start();
-        return new InferdServer(server);
+        return new InferdServer(server, metrics);
     }
 
     /** The bound port (the real one when started with port 0). */
     public int port() {
         return webServer.port();
+    }
+
+    /** The registry behind {@code GET /metrics}, for callers that add meters of their own. */
+    public MeterRegistry meterRegistry() {
+        return metrics.registry();
     }
 
     public void stop() {

@@ -3,6 +3,7 @@ package dev.inferd.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.Json;
+import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HttpMediaType;
 import io.helidon.webserver.http.ServerRequest;
@@ -17,6 +18,9 @@ final class JsonExchange {
 
     /** JSON requests are small; a long conversation is a few MB at most. */
     static final long MAX_BODY_BYTES = 32L * 1024 * 1024;
+
+    /** Read by OpenAI's SDKs before the status code to decide whether to retry. */
+    static final HeaderName SHOULD_RETRY = HeaderNames.create("x-should-retry");
 
     private JsonExchange() {
     }
@@ -47,6 +51,10 @@ final class JsonExchange {
     }
 
     static void sendError(ServerResponse response, ApiError error) {
+        if (error.retryAfterSeconds() > 0) {
+            response.header(HeaderNames.RETRY_AFTER, Integer.toString(error.retryAfterSeconds()));
+        }
+        if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
         send(response, error.status(), error.body());
     }
 }

@@ -46,7 +46,8 @@ final class StreamedRun {
         return response.headers().first(ApiRouter.REQUEST_ID).orElse("unknown");
     }
 
-    static void stream(GenerationRun run, ServerResponse response, Translator translator) throws InterruptedException {
+    static void stream(GenerationRun run, ServerResponse response, ClientWatch client, Translator translator)
+            throws InterruptedException {
         GenerationRun[] single = {run};
         stream(new RunSource() {
             @Override
@@ -60,13 +61,18 @@ final class StreamedRun {
             public int choiceOffset() {
                 return 0;
             }
-        }, response, translator);
+        }, response, client, translator);
     }
 
-    static void stream(RunSource runs, ServerResponse response, Translator translator) throws InterruptedException {
+    /**
+     * @param client watched until the first event, while nothing is written yet (a queued request
+     *               can wait long for it)
+     */
+    static void stream(RunSource runs, ServerResponse response, ClientWatch client, Translator translator)
+            throws InterruptedException {
         GenerationRun run = runs.next();
-        GenerationRun.Event first = run == null ? null : run.take();
-        if (first instanceof GenerationRun.Failed f) throw new GenerationFailedException(f.error());
+        GenerationRun.Event first = run == null ? null : run.takeWatching(client);
+        if (first instanceof GenerationRun.Failed f) throw GenerationRun.failure(f.error());
 
         try (SseStream sse = SseStream.open(response)) {
             try {
@@ -87,8 +93,13 @@ final class StreamedRun {
                                 run = runs.next();
                             }
                             case GenerationRun.Failed f -> {
-                                LOG.log(Level.ERROR, "generation failed during a stream", f.error());
-                                sse.send(ApiError.internal(requestId(response)).body());
+                                // Busy can still come here, from the second prompt of a completions request.
+                                if (GenerationRun.failure(f.error()) instanceof ApiError busy) {
+                                    sse.send(busy.body());
+                                } else {
+                                    LOG.log(Level.ERROR, "generation failed during a stream", f.error());
+                                    sse.send(ApiError.internal(requestId(response)).body());
+                                }
                                 return;
                             }
                         }

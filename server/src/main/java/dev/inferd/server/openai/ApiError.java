@@ -12,18 +12,35 @@ public final class ApiError extends RuntimeException {
 
     public static final String INVALID_REQUEST = "invalid_request_error";
     public static final String INTERNAL = "internal_error";
+    public static final String RATE_LIMIT = "rate_limit_error";
+    public static final String UNAVAILABLE = "service_unavailable_error";
+
+    /**
+     * The longest {@code Retry-After} this server sends. OpenAI's Java SDK sleeps for whatever the
+     * header says, without a cap, so a long value would freeze a client.
+     */
+    public static final int MAX_RETRY_AFTER_SECONDS = 30;
 
     private final int status;
     private final String type;
     private final String param;
     private final String reason;
+    private final int retryAfterSeconds;
+    private final Boolean shouldRetry;
 
     public ApiError(int status, String type, String message, String param, String reason) {
+        this(status, type, message, param, reason, 0, null);
+    }
+
+    private ApiError(int status, String type, String message, String param, String reason, int retryAfterSeconds,
+                     Boolean shouldRetry) {
         super(message, null, false, false);
         this.status = status;
         this.type = type;
         this.param = param;
         this.reason = reason;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.shouldRetry = shouldRetry;
     }
 
     public int status() {
@@ -42,6 +59,16 @@ public final class ApiError extends RuntimeException {
     /** OpenAI's machine-readable code for this error ({@code model_not_found}, ...), or null. */
     public String reason() {
         return reason;
+    }
+
+    /** The {@code Retry-After} header in seconds (1 to {@link #MAX_RETRY_AFTER_SECONDS}), or 0 for none. */
+    public int retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
+
+    /** The {@code x-should-retry} header, which overrides the SDKs' status-based retry decision; null for none. */
+    public Boolean shouldRetry() {
+        return shouldRetry;
     }
 
     public ErrorBody body() {
@@ -120,5 +147,27 @@ public final class ApiError extends RuntimeException {
                 "The server had an error processing your request. Sorry about that! (Please include the request ID "
                         + requestId + " if you report it.)",
                 null, null);
+    }
+
+    /**
+     * 429: the engine's queue or this server's in-flight cap for the model is full. Retryable, after a
+     * short wait.
+     */
+    public static ApiError busy(String message, int retryAfterSeconds) {
+        return new ApiError(429, RATE_LIMIT, message, null, "rate_limit_exceeded",
+                Math.clamp(retryAfterSeconds, 1, MAX_RETRY_AFTER_SECONDS), true);
+    }
+
+    /** 503: the model is known but still loading. */
+    public static ApiError modelLoading(String model, int retryAfterSeconds) {
+        return new ApiError(503, UNAVAILABLE,
+                "The model `" + model + "` is still loading. Please retry in a few seconds.", "model", "model_loading",
+                Math.clamp(retryAfterSeconds, 1, MAX_RETRY_AFTER_SECONDS), true);
+    }
+
+    /** 503: the model was configured but failed to load; retrying will not help. */
+    public static ApiError modelFailed(String model, String why) {
+        return new ApiError(503, UNAVAILABLE, "The model `" + model + "` failed to load: " + why, "model",
+                "model_load_failed", 0, false);
     }
 }

@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.BusyException;
 import dev.inferd.engine.generate.ChatMessage;
 import dev.inferd.engine.generate.FinishReason;
 import dev.inferd.engine.generate.GenerationListener;
@@ -31,6 +32,7 @@ final class FakeTextGenerator implements TextGenerator {
     private volatile long delayMillis;
     private volatile int failAfterTokens = -1;
     private volatile boolean chooseDifferentTexts;
+    private volatile int busyRetryAfter = -1;
 
     volatile GenerationRequest lastRequest;
     volatile List<ChatMessage> lastMessages;
@@ -56,6 +58,12 @@ final class FakeTextGenerator implements TextGenerator {
     /** Throws after this many tokens (0: at once). */
     FakeTextGenerator failAfterTokens(int tokens) {
         this.failAfterTokens = tokens;
+        return this;
+    }
+
+    /** Refuses every generation as an engine with a full queue does. */
+    FakeTextGenerator busy(int retryAfterSeconds) {
+        this.busyRetryAfter = retryAfterSeconds;
         return this;
     }
 
@@ -106,6 +114,7 @@ final class FakeTextGenerator implements TextGenerator {
     public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
         lastRequest = request;
         generateCalls.incrementAndGet();
+        if (busyRetryAfter >= 0) throw new BusyException("queue is full (8 waiting)", busyRetryAfter);
         if (failAfterTokens == 0) throw new IllegalStateException("fake engine failure");
         int n = request.n();
         StringBuilder[] texts = new StringBuilder[n];

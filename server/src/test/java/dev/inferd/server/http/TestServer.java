@@ -2,7 +2,6 @@ package dev.inferd.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inferd.engine.generate.TextGenerator;
 
 import java.io.IOException;
 import java.net.URI;
@@ -10,8 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /** An {@link InferdServer} on a free port with two fake models, and a raw HTTP client for it. */
 final class TestServer implements AutoCloseable {
@@ -32,14 +29,20 @@ final class TestServer implements AutoCloseable {
 
     final FakeTextGenerator model = new FakeTextGenerator(MODEL, CONTEXT);
     final FakeTextGenerator oddModel = new FakeTextGenerator(ODD_MODEL, 4096);
+    final ModelRegistry registry;
     final InferdServer server;
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     TestServer() {
-        Map<String, TextGenerator> models = new LinkedHashMap<>();
-        models.put(MODEL, model);
-        models.put(ODD_MODEL, oddModel);
-        server = InferdServer.start("127.0.0.1", 0, models);
+        this(ServerOptions.defaults());
+    }
+
+    /** The two fake models in a registry the test may change (to add a loading model, say). */
+    TestServer(ServerOptions options) {
+        registry = new ModelRegistry();
+        registry.ready(MODEL, model);
+        registry.ready(ODD_MODEL, oddModel);
+        server = InferdServer.start("127.0.0.1", 0, registry, options);
     }
 
     String base() {

@@ -1,0 +1,47 @@
+package dev.inferd.server.http;
+
+import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.server.metrics.ServerMetrics;
+import dev.inferd.server.openai.ApiError;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Admits requests to models: the model must be registered and loaded, and have one of its
+ * {@link ServerOptions#maxInFlightPerModel()} slots free. A full model is a 429 straight away,
+ * without waiting, so the number of live requests (and their threads) stays bounded.
+ */
+final class ModelGate {
+
+    private final ModelRegistry models;
+    private final ServerMetrics metrics;
+    private final int maxInFlight;
+    private final int retryAfterSeconds;
+    private final Map<String, Semaphore> slots = new ConcurrentHashMap<>();
+
+    ModelGate(ModelRegistry models, ServerMetrics metrics, ServerOptions options) {
+        this.models = models;
+        this.metrics = metrics;
+        this.maxInFlight = options.maxInFlightPerModel();
+        this.retryAfterSeconds = options.capacityRetryAfterSeconds();
+    }
+
+    /** A slot on {@code model}; the caller closes it when its response is done. */
+    ModelLease admit(String model) {
+        TextGenerator generator = models.get(model);
+        Semaphore free = slots.computeIfAbsent(model, this::newSlots);
+        if (!free.tryAcquire()) {
+            throw ApiError.busy("The model `" + model + "` is serving its limit of " + maxInFlight
+                    + " concurrent requests. Please retry shortly.", retryAfterSeconds);
+        }
+        return new ModelLease(generator, metrics.model(model), free::release);
+    }
+
+    private Semaphore newSlots(String model) {
+        Semaphore semaphore = new Semaphore(maxInFlight);
+        metrics.modelInFlight(model, () -> maxInFlight - semaphore.availablePermits());
+        return semaphore;
+    }
+}
