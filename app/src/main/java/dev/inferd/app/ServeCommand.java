@@ -8,15 +8,20 @@ import dev.inferd.engine.generate.ModelDescription;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.gguf.GGUFFormatException;
 import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.server.http.InferdServer;
+import dev.inferd.server.http.ModelRegistry;
+import dev.inferd.server.http.ServerOptions;
+import dev.inferd.server.metrics.EngineStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -77,54 +82,54 @@ public final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         WorkerPool.configure(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
-        Map<String, TextGenerator> loaded = new LinkedHashMap<>();
+        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+
+        // Downloads (with progress) happen before the port opens; loading (mmap, seconds at most) after,
+        // so a client that connects early gets a 503 with Retry-After rather than a refused connection.
+        List<ResolvedModel> resolved;
         try {
-            ModelResolver resolver = ModelResolver.fromEnvironment();
-            for (String arg : models) {
-                ResolvedModel resolved = resolver.resolveModel(arg, offline);
-                if (resolved.entry().isPresent() && !resolved.entry().get().kind().equals("chat")
-                        && !resolved.entry().get().kind().equals("base")) {
-                    throw new ModelException(arg + " is a " + resolved.entry().get().kind()
-                            + " model; this server serves text models only so far");
-                }
-                // A file path takes its owner from the GGUF metadata; a catalog slug from the catalog.
-                String owner = resolved.entry().isPresent() ? resolved.ownedBy() : null;
-                long started = System.nanoTime();
-                var generator = LocalTextGenerator.open(resolved.file(),
-                        new LocalTextGenerator.Options(resolved.id(), owner, contextLength)
-                                .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued));
-                if (loaded.putIfAbsent(generator.description().id(), generator) != null) {
-                    generator.close();
-                    throw new ModelException("model " + generator.description().id() + " is given twice");
-                }
-                printModel(generator, (System.nanoTime() - started) / 1_000_000);
-            }
-        } catch (ModelException | GGUFFormatException | UnsupportedOperationException | IllegalArgumentException e) {
+            resolved = resolveAll();
+        } catch (ModelException e) {
             System.err.println("inferd: " + e.getMessage());
-            loaded.values().forEach(TextGenerator::close);
-            return 1;
-        } catch (IOException e) {
-            System.err.println("inferd: cannot read the model: " + e.getMessage());
-            loaded.values().forEach(TextGenerator::close);
             return 1;
         }
-
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        ModelRegistry registry = new ModelRegistry();
+        resolved.forEach(m -> registry.loading(m.id()));
         InferdServer server;
         try {
-            server = InferdServer.start(host, port, loaded);
+            server = InferdServer.start(host, port, registry, ServerOptions.defaults());
         } catch (RuntimeException e) {
             System.err.println("inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage());
-            loaded.values().forEach(TextGenerator::close);
             return 1;
         }
+        List<TextGenerator> loaded = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.err.println("inferd: shutting down");
             server.stop();
-            loaded.values().forEach(TextGenerator::close);
+            synchronized (loaded) {
+                loaded.forEach(TextGenerator::close);
+            }
             stopped.countDown();
         }, "inferd-shutdown"));
+
+        for (ResolvedModel model : resolved) {
+            try {
+                long started = System.nanoTime();
+                // A file path takes its owner from the GGUF metadata; a catalog slug from the catalog.
+                String owner = model.entry().isPresent() ? model.ownedBy() : null;
+                var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
+                        .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued));
+                synchronized (loaded) {
+                    loaded.add(generator);
+                }
+                registry.ready(model.id(), generator, () -> snapshot(generator.stats()));
+                printModel(generator, (System.nanoTime() - started) / 1_000_000);
+            } catch (GGUFFormatException | UnsupportedOperationException | IllegalArgumentException | IOException e) {
+                System.err.println("inferd: cannot load " + model.file() + ": " + e.getMessage());
+                return 1; // the shutdown hook stops the server and closes what was loaded
+            }
+        }
         String shownHost = host.contains(":") ? "[" + host + "]" : host;
         System.out.printf("inferd: serving on http://%s:%d/v1 (OpenAI base URL; no API key needed). Ctrl-C stops.%n",
                 shownHost, server.port());
@@ -135,6 +140,27 @@ public final class ServeCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private List<ResolvedModel> resolveAll() {
+        ModelResolver resolver = ModelResolver.fromEnvironment();
+        List<ResolvedModel> out = new ArrayList<>();
+        Set<String> ids = new HashSet<>();
+        for (String arg : models) {
+            ResolvedModel model = resolver.resolveModel(arg, offline);
+            String kind = model.entry().map(e -> e.kind()).orElse("chat");
+            if (!kind.equals("chat") && !kind.equals("base")) {
+                throw new ModelException(arg + " is a " + kind + " model; this server serves text models only so far");
+            }
+            if (!ids.add(model.id())) throw new ModelException("model " + model.id() + " is given twice");
+            out.add(model);
+        }
+        return out;
+    }
+
+    private static EngineStats.Snapshot snapshot(SchedulerStats s) {
+        return new EngineStats.Snapshot(s.queuedRequests(), s.activeSequences(), s.kvBlocksUsed(), s.kvBlocksTotal(),
+                s.kvBlocksCached());
     }
 
     private static void printModel(LocalTextGenerator generator, long millis) {
