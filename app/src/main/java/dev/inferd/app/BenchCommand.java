@@ -154,8 +154,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** Writes next to {@code file}, then renames: an interrupted write never leaves a truncated model behind. */
     private static void writeAtomically(SyntheticModel.Spec spec, Path file) throws IOException {
-        Path dir = file.toAbsolutePath().getParent();
-        Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".part");
+        // Not Files.createTempFile: its owner-only permissions would keep others' llama-bench from the file.
+        Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".part");
         try {
             spec.write(tmp);
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
