@@ -1,0 +1,293 @@
+package dev.inferd.app;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inferd.app.models.ModelException;
+import dev.inferd.app.models.ModelResolver;
+import dev.inferd.app.models.ModelsConfig;
+import dev.inferd.bench.BenchTest;
+import dev.inferd.bench.DecodeLimit;
+import dev.inferd.bench.LlamaBench;
+import dev.inferd.bench.MemoryBandwidth;
+import dev.inferd.bench.ModelFootprint;
+import dev.inferd.bench.TestResult;
+import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.gguf.GGUFFormatException;
+import dev.inferd.engine.model.Model;
+import dev.inferd.engine.model.UnsupportedModelException;
+import dev.inferd.engine.model.synthetic.SyntheticModel;
+import dev.inferd.engine.model.synthetic.SyntheticShape;
+import dev.inferd.engine.model.synthetic.WeightFormat;
+import dev.inferd.engine.tensor.WorkerPool;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+
+/**
+ * {@code inferd bench}: prompt processing and generation speed like {@code llama-bench}, plus the
+ * memory bandwidth measured on the spot and the share of the decode limit reached.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {
+                "Measure prompt processing (pp<P>) and generation (tg<N>) speed in tokens/s, as llama-bench does,",
+                "and the fraction of the memory-bandwidth limit that generation reaches.",
+                "Synthetic models have the exact shapes of real ones with random weights: --model synthetic:<shape>:<type>",
+                "(shapes: smollm2-135m, qwen2.5-0.5b, llama-3.2-1b; types: F32, F16, BF16, Q8_0, Q4_0).",
+                "--write-synthetic writes such a file, so llama-bench can run the very same model."})
+public final class BenchCommand implements Callable<Integer> {
+    static final String SYNTHETIC = "synthetic:";
+
+    @Option(names = {"-m", "--model"}, paramLabel = "<file|slug|synthetic:shape:type>",
+            description = "a GGUF file, a catalog slug (downloaded if needed), or synthetic:<shape>:<type> "
+                    + "(written once to $INFERD_HOME/synthetic/)")
+    String model;
+
+    @Option(names = {"-p", "--n-prompt"}, split = ",", defaultValue = "512", paramLabel = "P",
+            description = "prompt lengths to test, comma-separated; 0 for none (default: ${DEFAULT-VALUE})")
+    List<Integer> prompts;
+
+    @Option(names = {"-n", "--n-gen"}, split = ",", defaultValue = "128", paramLabel = "N",
+            description = "generation lengths to test, comma-separated; 0 for none (default: ${DEFAULT-VALUE})")
+    List<Integer> generations;
+
+    @Option(names = {"-t", "--threads"}, split = ",", paramLabel = "T",
+            description = "thread counts to test, comma-separated (default: all cores)")
+    List<Integer> threads;
+
+    @Option(names = {"-r", "--repetitions"}, defaultValue = "3", paramLabel = "R",
+            description = "measured repetitions of each test, after one warm-up run (default: ${DEFAULT-VALUE})")
+    int repetitions;
+
+    @Option(names = {"-b", "--batch-size"}, defaultValue = "512", paramLabel = "B",
+            description = "prompt tokens per forward pass (default: ${DEFAULT-VALUE})")
+    int batchSize;
+
+    @Option(names = "--json", description = "print one JSON object per test, one per line, instead of the table")
+    boolean json;
+
+    @Option(names = "--write-synthetic", arity = "2", paramLabel = "<shape:type> <out.gguf>",
+            description = "write the synthetic model <shape>:<type> to out.gguf and exit")
+    List<String> writeSynthetic;
+
+    @Option(names = "--bandwidth-buffer-mb", defaultValue = "1024", paramLabel = "MB", hidden = true,
+            description = "size of the buffer the bandwidth is measured on (default: ${DEFAULT-VALUE})")
+    long bandwidthBufferMb;
+
+    private final Function<String, String> env;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    public BenchCommand() {
+        this(System::getenv, System.out, System.err);
+    }
+
+    BenchCommand(Function<String, String> env, PrintStream out, PrintStream err) {
+        this.env = env;
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() {
+        try {
+            if (writeSynthetic != null) return writeSynthetic(writeSynthetic.get(0), Path.of(writeSynthetic.get(1)));
+            String problem = checkOptions();
+            if (problem != null) {
+                err.println("inferd bench: " + problem);
+                return 2;
+            }
+            return bench(resolve(model));
+        } catch (ModelException | IllegalArgumentException | UnsupportedOperationException | GGUFFormatException e) {
+            err.println("inferd bench: " + e.getMessage());
+            return 1;
+        } catch (IOException | UncheckedIOException e) {
+            err.println("inferd bench: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private String checkOptions() {
+        if (model == null || model.isBlank()) return "--model is required (a GGUF file, a catalog slug or synthetic:<shape>:<type>)";
+        if (repetitions < 1) return "-r must be at least 1";
+        if (batchSize < 1) return "-b must be at least 1";
+        if (prompts.stream().anyMatch(p -> p < 0) || generations.stream().anyMatch(n -> n < 0)) return "-p and -n must not be negative";
+        if (threads != null && threads.stream().anyMatch(t -> t < 1)) return "-t must be at least 1";
+        if (tests().isEmpty()) return "nothing to measure: -p and -n are all 0";
+        if (bandwidthBufferMb < 1) return "--bandwidth-buffer-mb must be at least 1";
+        return null;
+    }
+
+    // ---- models ----
+
+    private int writeSynthetic(String spec, Path file) throws IOException {
+        var s = SyntheticModel.Spec.parse(spec);
+        writeAtomically(s, file);
+        err.printf(Locale.ROOT, "wrote %s: synthetic %s %s, %s%n", file, s.shape().name(), s.format().name(),
+                gib(Files.size(file)));
+        return 0;
+    }
+
+    private Path resolve(String arg) throws IOException {
+        if (!arg.startsWith(SYNTHETIC)) return ModelResolver.fromEnvironment(env, err).resolve(arg, false);
+        var spec = SyntheticModel.Spec.parse(arg.substring(SYNTHETIC.length()));
+        Path file = ModelsConfig.fromEnvironment(env).home().resolve("synthetic").resolve(spec.fileName());
+        if (!Files.isRegularFile(file)) {
+            err.printf(Locale.ROOT, "inferd bench: writing %s (%s)...%n", file, gib(spec.tensorBytes()));
+            Files.createDirectories(file.getParent());
+            writeAtomically(spec, file);
+        }
+        return file;
+    }
+
+    /** Writes next to {@code file}, then renames: an interrupted write never leaves a truncated model behind. */
+    private static void writeAtomically(SyntheticModel.Spec spec, Path file) throws IOException {
+        // Not Files.createTempFile: its owner-only permissions would keep others' llama-bench from the file.
+        Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".part");
+        try {
+            spec.write(tmp);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    // ---- the benchmark ----
+
+    private List<BenchTest> tests() {
+        var tests = new ArrayList<BenchTest>();
+        prompts.stream().filter(p -> p > 0).forEach(p -> tests.add(BenchTest.prompt(p)));
+        generations.stream().filter(n -> n > 0).forEach(n -> tests.add(BenchTest.generation(n)));
+        return tests;
+    }
+
+    /** The measurements of one thread count. */
+    private record Run(int threads, double bandwidth, List<TestResult> results) {
+    }
+
+    private int bench(Path file) throws IOException {
+        List<Integer> threadCounts = threads != null ? threads : List.of(Runtime.getRuntime().availableProcessors());
+        List<BenchTest> tests = tests();
+        int maxPrompt = prompts.stream().mapToInt(Integer::intValue).max().orElse(0);
+        try (GGUFFile gguf = GGUFFile.open(file)) {
+            var footprint = ModelFootprint.of(gguf);
+            var table = new Table(footprint);
+            if (!json) table.header();
+            var runs = new ArrayList<Run>();
+            for (int t : threadCounts) {
+                WorkerPool.configure(t); // before loading: the model keeps the shared pool
+                double bandwidth = MemoryBandwidth.measure(WorkerPool.shared(), bandwidthBufferMb << 20);
+                var limit = new DecodeLimit(bandwidth, footprint.bytesPerToken());
+                Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, maxPrompt)));
+                var bench = new LlamaBench(m);
+                var results = new ArrayList<TestResult>();
+                for (BenchTest test : tests) {
+                    TestResult r = bench.run(test, repetitions);
+                    results.add(r);
+                    if (json) out.println(jsonLine(footprint, t, r, limit));
+                    else table.row(t, r);
+                }
+                runs.add(new Run(t, bandwidth, results));
+            }
+            if (!json) summary(footprint, runs);
+            return 0;
+        } catch (UnsupportedModelException e) {
+            err.println("inferd bench: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private void summary(ModelFootprint footprint, List<Run> runs) {
+        out.println();
+        for (Run run : runs) {
+            var limit = new DecodeLimit(run.bandwidth, footprint.bytesPerToken());
+            out.printf(Locale.ROOT, "bandwidth: %.1f GB/s read with %d thread%s (streaming sum over %s)%n",
+                    run.bandwidth / 1e9, run.threads, run.threads == 1 ? "" : "s", gib(bandwidthBufferMb << 20));
+            out.printf(Locale.ROOT, "decode limit: %.2f t/s (%.2f GB of weights read per token)%n",
+                    limit.tokensPerSecond(), footprint.bytesPerToken() / 1e9);
+            for (TestResult r : run.results) {
+                if (r.test().kind() == BenchTest.Kind.GENERATION) {
+                    out.printf(Locale.ROOT, "%s reached %.1f%% of the decode limit%n", r.test().name(),
+                            100 * limit.fraction(r.mean()));
+                }
+            }
+        }
+    }
+
+    private static String jsonLine(ModelFootprint f, int threads, TestResult r, DecodeLimit limit) {
+        boolean generation = r.test().kind() == BenchTest.Kind.GENERATION;
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("model", f.name());
+        o.put("type", f.type());
+        o.put("size_bytes", f.tensorBytes());
+        o.put("params", f.parameters());
+        o.put("threads", threads);
+        o.put("test", r.test().name());
+        o.put("n_prompt", generation ? 0 : r.test().tokens());
+        o.put("n_gen", generation ? r.test().tokens() : 0);
+        o.put("tokens_per_s", r.mean());
+        o.put("stddev", r.stddev());
+        o.put("samples_ts", r.tokensPerSecond());
+        o.put("bandwidth_gbs", limit.bandwidth() / 1e9);
+        o.put("bytes_per_token", f.bytesPerToken());
+        o.put("decode_limit_ts", limit.tokensPerSecond());
+        // Only generation is bounded by reading the weights; prefill reuses them across the batch.
+        o.put("limit_fraction", generation ? limit.fraction(r.mean()) : null);
+        try {
+            return new ObjectMapper().writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a benchmark result did not serialize", e);
+        }
+    }
+
+    static String gib(long bytes) {
+        return String.format(Locale.ROOT, "%.2f GiB", bytes / (double) (1L << 30));
+    }
+
+    /** llama-bench's markdown table, a row printed as each test ends. */
+    private final class Table {
+        private static final String[] HEADER = {"model", "size", "params", "type", "threads", "test", "t/s"};
+        private static final int[] WIDTH = {30, 10, 10, 6, 7, 10, 20};
+        private static final boolean[] RIGHT = {false, true, true, false, true, true, true};
+        private final ModelFootprint footprint;
+
+        Table(ModelFootprint footprint) {
+            this.footprint = footprint;
+        }
+
+        void header() {
+            print(HEADER);
+            String[] rule = new String[WIDTH.length];
+            for (int c = 0; c < WIDTH.length; c++) rule[c] = RIGHT[c] ? "-".repeat(WIDTH[c] - 1) + ":" : "-".repeat(WIDTH[c]);
+            print(rule);
+        }
+
+        void row(int threads, TestResult r) {
+            long p = footprint.parameters();
+            String params = p >= 1e9 ? String.format(Locale.ROOT, "%.2f B", p / 1e9) : String.format(Locale.ROOT, "%.2f M", p / 1e6);
+            print(new String[] {footprint.name(), gib(footprint.tensorBytes()), params, footprint.type(),
+                    String.valueOf(threads), r.test().name(), String.format(Locale.ROOT, "%.2f ± %.2f", r.mean(), r.stddev())});
+        }
+
+        private void print(String[] cells) {
+            var line = new StringBuilder("|");
+            for (int c = 0; c < cells.length; c++) {
+                String pad = " ".repeat(Math.max(0, WIDTH[c] - cells[c].length()));
+                line.append(' ').append(RIGHT[c] ? pad + cells[c] : cells[c] + pad).append(" |");
+            }
+            out.println(line);
+        }
+    }
+}
