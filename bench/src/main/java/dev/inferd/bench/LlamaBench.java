@@ -49,7 +49,7 @@ public final class LlamaBench {
     /** One run on a fresh cache; returns its seconds. */
     private double runOnce(BenchTest test) {
         KVCache cache = model.newKVCache(1, test.tokens());
-        cache.reserve(0, test.tokens()); // the cache's growth is not what is measured
+        cache.ensureWritable(0, 0, test.tokens()); // allocating blocks is not what is measured
         int[] prompt = test.kind() == BenchTest.Kind.PROMPT ? randomTokens(test.tokens()) : null;
         long start = System.nanoTime();
         switch (test.kind()) {

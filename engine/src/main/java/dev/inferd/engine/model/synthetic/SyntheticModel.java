@@ -99,7 +99,7 @@ public final class SyntheticModel {
         int kv = shape.kvLength();
         int ffn = shape.feedForwardLength();
         var tensors = new ArrayList<PlannedTensor>();
-        var types = format.types();
+        var types = format.types(shape);
         record Adder(List<PlannedTensor> list, TensorTypes types) {
             void matrix(String name, int rows, int cols, float std) {
                 long[] dims = {cols, rows};
