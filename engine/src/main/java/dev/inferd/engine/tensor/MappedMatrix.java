@@ -66,6 +66,23 @@ abstract sealed class MappedMatrix implements WeightMatrix
      */
     abstract void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex);
 
+    /**
+     * Whether batches of fewer than four rows go through {@link #dotQ8} with the activations quantized
+     * to int8 blocks ({@link Q8Activations}) instead of {@link #dot}: integer products are cheaper than
+     * widening every weight to a float, which keeps the matrix-vector products of decoding memory-bound.
+     */
+    boolean quantizesActivations() {
+        return false;
+    }
+
+    /**
+     * Rows {@code [from, to)} against activation row {@code entry} of {@code x}, into
+     * {@code out[outBase + r]}; only called when {@link #quantizesActivations()}.
+     */
+    void dotQ8(int from, int to, Q8Activations x, int entry, float[] out, int outBase) {
+        throw new UnsupportedOperationException(type() + " has no int8-activation kernel");
+    }
+
     @Override
     public final void multiply(float[] x, int batch, float[] out) {
         if (batch <= 0) throw new IllegalArgumentException("batch " + batch);
@@ -75,14 +92,31 @@ abstract sealed class MappedMatrix implements WeightMatrix
         if ((long) batch * rows > out.length) {
             throw new IllegalArgumentException("out has " + out.length + " floats, a batch of " + batch + " x " + rows + " needs more");
         }
+        MultiplyJob job = JOBS.get();
+        Q8Activations xq = null;
+        if (batch < 4 && quantizesActivations()) {
+            xq = job.activations;
+            xq.quantize(x, batch, cols);
+        }
+        boolean tiled = batch >= TiledProduct.MIN_BATCH;
+        if (tiled) {
+            int need = TiledProduct.paddedBatch(batch) * cols;
+            if (job.transposed.length < need) job.transposed = new float[need];
+            TiledProduct.transpose(x, batch, cols, job.transposed);
+        }
         WorkerPool pool = WorkerPool.shared();
-        int tasks = Math.min(pool.threads() * TASKS_PER_THREAD, Math.ceilDiv(rows, ROWS_PER_TASK_MIN));
-        if (tasks <= 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
-            multiplyRows(0, rows, x, batch, out);
+        int tasks = tiled ? Math.ceilDiv(rows, TiledProduct.ROWS)
+                : Math.min(pool.threads() * TASKS_PER_THREAD, Math.ceilDiv(rows, ROWS_PER_TASK_MIN));
+        if (tasks <= 1 || pool.threads() == 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
+            job.start(this, x, xq, batch, out, tasks, tiled);
+            try {
+                for (int t = 0; t < tasks; t++) job.run(t, 0);
+            } finally {
+                job.clear();
+            }
             return;
         }
-        MultiplyJob job = JOBS.get();
-        job.start(this, x, batch, out, tasks);
+        job.start(this, x, xq, batch, out, tasks, tiled);
         try {
             pool.parallelFor(tasks, job);
         } finally {
@@ -90,8 +124,17 @@ abstract sealed class MappedMatrix implements WeightMatrix
         }
     }
 
-    /** Rows {@code [from, to)} of every batch entry. */
+    /** Rows {@code [from, to)} of every batch entry, with float activations. */
     final void multiplyRows(int from, int to, float[] x, int batch, float[] out) {
+        multiplyRows(from, to, x, null, batch, out);
+    }
+
+    /** Rows {@code [from, to)} of every batch entry; {@code xq}, when not null, is {@code x} quantized. */
+    final void multiplyRows(int from, int to, float[] x, Q8Activations xq, int batch, float[] out) {
+        if (xq != null) {
+            for (int b = 0; b < batch; b++) dotQ8(from, to, xq, b, out, b * rows);
+            return;
+        }
         if (batch < 4) {
             for (int r = from; r < to; r++) {
                 long rowOffset = r * rowBytes;
@@ -114,32 +157,44 @@ abstract sealed class MappedMatrix implements WeightMatrix
 
     /** One multiply's arguments, reused per calling thread so that a call allocates nothing. */
     private static final class MultiplyJob implements WorkerPool.Task {
+        final Q8Activations activations = new Q8Activations();
+        float[] transposed = new float[0];
         private MappedMatrix matrix;
         private float[] x;
+        private Q8Activations xq;
         private float[] out;
         private int batch;
         private int tasks;
+        private boolean tiled;
 
-        void start(MappedMatrix matrix, float[] x, int batch, float[] out, int tasks) {
+        void start(MappedMatrix matrix, float[] x, Q8Activations xq, int batch, float[] out, int tasks, boolean tiled) {
             this.matrix = matrix;
             this.x = x;
+            this.xq = xq;
             this.batch = batch;
             this.out = out;
             this.tasks = tasks;
+            this.tiled = tiled;
         }
 
         void clear() {
             matrix = null;
             x = null;
+            xq = null;
             out = null;
         }
 
         @Override
         public void run(int task, int worker) {
             int rows = matrix.rows;
+            if (tiled) {
+                int from = task * TiledProduct.ROWS;
+                TiledProduct.multiply(matrix, from, Math.min(rows, from + TiledProduct.ROWS), transposed, batch, out);
+                return;
+            }
             int from = (int) ((long) rows * task / tasks);
             int to = (int) ((long) rows * (task + 1) / tasks);
-            matrix.multiplyRows(from, to, x, batch, out);
+            matrix.multiplyRows(from, to, x, xq, batch, out);
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -18,10 +19,17 @@ import java.nio.ByteOrder;
  *
  * <p>Unpacking: flipping bit 3 of a nibble turns {@code q} into the 4-bit two's complement of
  * {@code q - 8}, so after one xor an arithmetic shift sign-extends each nibble to {@code q - 8}.
+ *
+ * <p>Decoding (batches under 4) multiplies the unsigned nibbles with int8-quantized activations
+ * ({@link Q8Activations}) as shorts, two rows per pass, and subtracts {@code 8 * sum(x)} per block
+ * afterwards: {@code sum((q - 8) x) = sum(q x) - 8 sum(x)}.
  */
 final class Q4_0Matrix extends MappedMatrix {
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(F.length() * 8));
     private static final VectorSpecies<Integer> I = F.withLanes(int.class);
+    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final int BLOCK = 32;
@@ -109,14 +117,74 @@ final class Q4_0Matrix extends MappedMatrix {
     }
 
     @Override
+    boolean quantizesActivations() {
+        return true;
+    }
+
+    @Override
+    void dotQ8(int from, int to, Q8Activations x, int entry, float[] out, int outBase) {
+        short[] xq = x.q;
+        float[] xd = x.d;
+        float[] xs = x.sums;
+        int xOffset = entry * cols;
+        int dOffset = xOffset / BLOCK;
+        int r = from;
+        for (; r + 2 <= to; r += 2) {
+            long b0 = r * rowBytes;
+            long b1 = b0 + rowBytes;
+            var acc0 = FloatVector.zero(F8);
+            var acc1 = FloatVector.zero(F8);
+            float offset0 = 0, offset1 = 0;
+            for (int c = 0, blk = dOffset; c < cols; c += BLOCK, b0 += BLOCK_BYTES, b1 += BLOCK_BYTES, blk++) {
+                var x0 = ShortVector.fromArray(S16, xq, xOffset + c);
+                var x1 = ShortVector.fromArray(S16, xq, xOffset + c + HALF_BLOCK);
+                var p0 = nibbles(b0 + 2);
+                var p1 = nibbles(b1 + 2);
+                var s0 = Q8_0Matrix.pairSums(p0.and((short) 0x0F).mul(x0).add(p0.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(x1)));
+                var s1 = Q8_0Matrix.pairSums(p1.and((short) 0x0F).mul(x0).add(p1.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(x1)));
+                float dx = xd[blk];
+                float sx = xs[blk];
+                float d0 = scale(b0) * dx;
+                float d1 = scale(b1) * dx;
+                acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d0), acc0);
+                acc1 = ((FloatVector) s1.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d1), acc1);
+                offset0 += d0 * sx;
+                offset1 += d1 * sx;
+            }
+            out[outBase + r] = acc0.reduceLanes(VectorOperators.ADD) - 8 * offset0;
+            out[outBase + r + 1] = acc1.reduceLanes(VectorOperators.ADD) - 8 * offset1;
+        }
+        if (r < to) {
+            long b0 = r * rowBytes;
+            var acc0 = FloatVector.zero(F8);
+            float offset0 = 0;
+            for (int c = 0, blk = dOffset; c < cols; c += BLOCK, b0 += BLOCK_BYTES, blk++) {
+                var p0 = nibbles(b0 + 2);
+                var s0 = Q8_0Matrix.pairSums(p0.and((short) 0x0F).mul(ShortVector.fromArray(S16, xq, xOffset + c))
+                        .add(p0.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(ShortVector.fromArray(S16, xq, xOffset + c + HALF_BLOCK))));
+                float d0 = scale(b0) * xd[blk];
+                acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d0), acc0);
+                offset0 += d0 * xs[blk];
+            }
+            out[outBase + r] = acc0.reduceLanes(VectorOperators.ADD) - 8 * offset0;
+        }
+    }
+
+    /** A block's 16 bytes as shorts (sign-extended: the masks above keep only the wanted nibble). */
+    private ShortVector nibbles(long at) {
+        return (ShortVector) ByteVector.fromMemorySegment(B16, data, at, LE).convertShape(VectorOperators.B2S, S16, 0);
+    }
+
+    @Override
     public void dequantizeRow(int row, float[] out, int offset) {
         long block = row * rowBytes;
+        int step = F.length();
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
-            float d = scale(block);
-            for (int j = 0; j < HALF_BLOCK; j++) {
-                int q = data.get(ValueLayout.JAVA_BYTE, block + 2 + j) & 0xFF;
-                out[offset + c + j] = ((q & 0x0F) - 8) * d;
-                out[offset + c + HALF_BLOCK + j] = ((q >>> 4) - 8) * d;
+            var d = FloatVector.broadcast(F, scale(block));
+            for (int k = 0; k < HALF_BLOCK; k += step) {
+                var p = packed(block + 2 + k);
+                low(p).mul(d).intoArray(out, offset + c + k);
+                high(p).mul(d).intoArray(out, offset + c + HALF_BLOCK + k);
             }
         }
     }
