@@ -132,7 +132,11 @@ abstract sealed class MappedMatrix implements WeightMatrix
     /** Rows {@code [from, to)} of every batch entry; {@code xq}, when not null, is {@code x} quantized. */
     final void multiplyRows(int from, int to, float[] x, Q8Activations xq, int batch, float[] out) {
         if (xq != null) {
-            for (int b = 0; b < batch; b++) dotQ8(from, to, xq, b, out, b * rows);
+            // a few decode entries share each tile of rows while it is in cache
+            for (int tile = from; tile < to; tile += ROW_TILE) {
+                int tileEnd = Math.min(to, tile + ROW_TILE);
+                for (int b = 0; b < batch; b++) dotQ8(tile, tileEnd, xq, b, out, b * rows);
+            }
             return;
         }
         if (batch < 4) {
