@@ -10,6 +10,12 @@ import java.lang.foreign.MemorySegment;
  * What every weight type shares: the bounds checks, splitting rows over the {@link WorkerPool}, and
  * the loop order for batches. A subclass supplies the dot product of one row with one activation
  * row ({@link #dot}) and with four at once ({@link #dot4}, decoding the weights once for all four).
+ *
+ * <p>Three paths by batch size: under 4 (decoding), {@link #dot} per entry, or {@link #dotQ8} with
+ * int8-quantized activations where the type opts in ({@link #quantizesActivations}); from 4, a tile of
+ * rows in cache meets four activation rows at a time through {@link #dot4}; from
+ * {@link TiledProduct#MIN_BATCH} (prefill), {@link TiledProduct} dequantizes tiles of rows once
+ * ({@link #dequantizeRow}) and runs a register-tiled fp32 product, so any type gets it.
  */
 abstract sealed class MappedMatrix implements WeightMatrix
         permits F32Matrix, HalfMatrix, Q8_0Matrix, Q4_0Matrix {
