@@ -140,8 +140,8 @@ final class Q4_0Matrix extends MappedMatrix {
                 var x1 = ShortVector.fromArray(S16, xq, xOffset + c + HALF_BLOCK);
                 var p0 = nibbles(b0 + 2);
                 var p1 = nibbles(b1 + 2);
-                var s0 = Q8_0Matrix.pairSums(p0.and((short) 0x0F).mul(x0).add(p0.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(x1)));
-                var s1 = Q8_0Matrix.pairSums(p1.and((short) 0x0F).mul(x0).add(p1.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(x1)));
+                var s0 = Q8Activations.pairSums(p0.and((short) 0x0F).mul(x0).add(p0.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(x1)));
+                var s1 = Q8Activations.pairSums(p1.and((short) 0x0F).mul(x0).add(p1.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(x1)));
                 float dx = xd[blk];
                 float sx = xs[blk];
                 float d0 = scale(b0) * dx;
@@ -160,7 +160,7 @@ final class Q4_0Matrix extends MappedMatrix {
             float offset0 = 0;
             for (int c = 0, blk = dOffset; c < cols; c += BLOCK, b0 += BLOCK_BYTES, blk++) {
                 var p0 = nibbles(b0 + 2);
-                var s0 = Q8_0Matrix.pairSums(p0.and((short) 0x0F).mul(ShortVector.fromArray(S16, xq, xOffset + c))
+                var s0 = Q8Activations.pairSums(p0.and((short) 0x0F).mul(ShortVector.fromArray(S16, xq, xOffset + c))
                         .add(p0.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(ShortVector.fromArray(S16, xq, xOffset + c + HALF_BLOCK))));
                 float d0 = scale(b0) * xd[blk];
                 acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d0), acc0);

@@ -1,6 +1,7 @@
 package dev.inferd.engine.tensor;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -50,6 +51,15 @@ final class Q8Activations {
         d[block] = scale;
         int sum = store(v0, inverse, at) + store(v1, inverse, at + 8) + store(v2, inverse, at + 16) + store(v3, inverse, at + 24);
         sums[block] = sum;
+    }
+
+    /**
+     * Adjacent pairs of 16 short products added into 8 int lanes (what {@code pmaddwd} does, which the
+     * Vector API does not offer): int8 x int8 products and sums of two fit a short, their pair sums not.
+     */
+    static IntVector pairSums(ShortVector products) {
+        var p = products.reinterpretAsInts();
+        return p.lanewise(VectorOperators.ASHR, 16).add(p.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
     }
 
     private int store(FloatVector v, float inverse, int at) {

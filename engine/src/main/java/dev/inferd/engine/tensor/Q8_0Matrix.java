@@ -3,8 +3,6 @@ package dev.inferd.engine.tensor;
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -18,16 +16,12 @@ import java.nio.ByteOrder;
  * int8s are widened to floats as they are read and multiplied with the float activations; each block's
  * partial sum is scaled by its {@code d} once.
  *
- * <p>Decoding (batches under 4) instead multiplies with int8-quantized activations
- * ({@link Q8Activations}), two weight rows per pass sharing the activation loads: 16 int8 weights
- * widen to shorts in one instruction, two 16-lane short products per block add up without overflow
- * ({@code 2 * 127 * 127 < 2^15}), and adjacent short pairs add into int lanes with shifts.
+ * <p>Unlike Q4_0, decoding stays on this float path: an int8-activation kernel (as in Q4_0Matrix) was
+ * 1.3x faster on one core with the weights in cache, but slower with two threads streaming from
+ * memory (about 6-7 vs 9-16 GB/s on 2048-column shapes, measured back to back on the shared machine).
  */
 final class Q8_0Matrix extends MappedMatrix {
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(F.length() * 8));
-    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
-    private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
-    private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final int BLOCK = 32;
@@ -87,58 +81,6 @@ final class Q8_0Matrix extends MappedMatrix {
         out[outIndex + rows] = a1.reduceLanes(VectorOperators.ADD);
         out[outIndex + 2 * rows] = a2.reduceLanes(VectorOperators.ADD);
         out[outIndex + 3 * rows] = a3.reduceLanes(VectorOperators.ADD);
-    }
-
-    @Override
-    boolean quantizesActivations() {
-        return true;
-    }
-
-    @Override
-    void dotQ8(int from, int to, Q8Activations x, int entry, float[] out, int outBase) {
-        short[] xq = x.q;
-        float[] xd = x.d;
-        int xOffset = entry * cols;
-        int dOffset = xOffset / BLOCK;
-        int r = from;
-        for (; r + 2 <= to; r += 2) {
-            long b0 = r * rowBytes;
-            long b1 = b0 + rowBytes;
-            var acc0 = FloatVector.zero(F8);
-            var acc1 = FloatVector.zero(F8);
-            for (int c = 0, blk = dOffset; c < cols; c += BLOCK, b0 += BLOCK_BYTES, b1 += BLOCK_BYTES, blk++) {
-                var x0 = ShortVector.fromArray(S16, xq, xOffset + c);
-                var x1 = ShortVector.fromArray(S16, xq, xOffset + c + 16);
-                var s0 = pairSums(wide(b0 + 2).mul(x0).add(wide(b0 + 18).mul(x1)));
-                var s1 = pairSums(wide(b1 + 2).mul(x0).add(wide(b1 + 18).mul(x1)));
-                float dx = xd[blk];
-                acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, scale(b0) * dx), acc0);
-                acc1 = ((FloatVector) s1.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, scale(b1) * dx), acc1);
-            }
-            out[outBase + r] = acc0.reduceLanes(VectorOperators.ADD);
-            out[outBase + r + 1] = acc1.reduceLanes(VectorOperators.ADD);
-        }
-        if (r < to) {
-            long b0 = r * rowBytes;
-            var acc0 = FloatVector.zero(F8);
-            for (int c = 0, blk = dOffset; c < cols; c += BLOCK, b0 += BLOCK_BYTES, blk++) {
-                var s0 = pairSums(wide(b0 + 2).mul(ShortVector.fromArray(S16, xq, xOffset + c))
-                        .add(wide(b0 + 18).mul(ShortVector.fromArray(S16, xq, xOffset + c + 16))));
-                acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, scale(b0) * xd[blk]), acc0);
-            }
-            out[outBase + r] = acc0.reduceLanes(VectorOperators.ADD);
-        }
-    }
-
-    /** 16 int8 weights at {@code at} as shorts. */
-    private ShortVector wide(long at) {
-        return (ShortVector) ByteVector.fromMemorySegment(B16, data, at, LE).convertShape(VectorOperators.B2S, S16, 0);
-    }
-
-    /** Adjacent pairs of shorts added into 8 int lanes. */
-    static IntVector pairSums(ShortVector products) {
-        var p = products.reinterpretAsInts();
-        return p.lanewise(VectorOperators.ASHR, 16).add(p.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
     }
 
     @Override

@@ -70,10 +70,10 @@ class WeightMatrixTest {
             float[] out = new float[batch * rows];
             m.multiply(x, batch, out);
             float[] expected = reference(m, bytes, x, batch);
-            // Decoding batches of Q8_0 and Q4_0 quantize the activations to int8 blocks as llama.cpp
-            // does: each x moves by at most half a step (max |x| of its block / 254), which bounds the
-            // error by sum |w| * step / 2; elsewhere the error is float rounding only.
-            boolean int8Activations = batch < 4 && (type == GGMLType.Q8_0 || type == GGMLType.Q4_0);
+            // Decoding batches of Q4_0 quantize the activations to int8 blocks as llama.cpp does: each x
+            // moves by at most half a step (max |x| of its block / 254), which bounds the error by
+            // sum |w| * step / 2; elsewhere the error is float rounding only.
+            boolean int8Activations = batch < 4 && type == GGMLType.Q4_0;
             // error relative to the size of the terms: |sum| can cancel to near zero
             float[] w = Quantizer.dequantize(type, bytes, rows * cols);
             for (int i = 0; i < out.length; i++) {
