@@ -3,8 +3,12 @@ package dev.inferd.engine.model;
 import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.tensor.Lanes;
 import dev.inferd.engine.tensor.WeightMatrix;
 import dev.inferd.engine.tensor.WorkerPool;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The pre-norm decoder shared by the {@code llama} and {@code qwen2} GGUF architectures: RMSNorm,
@@ -13,6 +17,7 @@ import dev.inferd.engine.tensor.WorkerPool;
  * weights are read once per batch, not once per token.
  */
 public final class TransformerModel implements Model {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
     private final ModelConfig config;
     private final int maxBatch;
     private final WeightMatrix tokenEmbedding;
@@ -144,10 +149,7 @@ public final class TransformerModel implements Model {
             float[] keys = cache.keyBlock(layer, table[start / blockSize]);
             int end = Math.min(last, start + blockSize - 1);
             for (int t = start; t <= end; t++) {
-                int kOff = (t - start) * kvLen + kvOff;
-                float dot = 0;
-                for (int i = 0; i < headDim; i++) dot += q[qOff + i] * keys[kOff + i];
-                float score = dot * scale;
+                float score = dot(q, qOff, keys, (t - start) * kvLen + kvOff, headDim) * scale;
                 scores[t] = score;
                 if (score > max) max = score;
             }
@@ -162,15 +164,38 @@ public final class TransformerModel implements Model {
         float[] out = scratch.attention;
         int oOff = entry * config.queryLength() + head * headDim;
         java.util.Arrays.fill(out, oOff, oOff + headDim, 0f);
+        int bound = F.loopBound(headDim);
         for (int start = 0; start <= last; start += blockSize) {
             float[] values = cache.valueBlock(layer, table[start / blockSize]);
             int end = Math.min(last, start + blockSize - 1);
             for (int t = start; t <= end; t++) {
                 float p = roundToHalf(scores[t] * inv);
                 int vOff = (t - start) * kvLen + kvOff;
-                for (int i = 0; i < headDim; i++) out[oOff + i] += p * values[vOff + i];
+                int i = 0;
+                if (bound > 0) {
+                    var pv = FloatVector.broadcast(F, p);
+                    for (; i < bound; i += F.length()) {
+                        FloatVector.fromArray(F, values, vOff + i).fma(pv, FloatVector.fromArray(F, out, oOff + i))
+                                .intoArray(out, oOff + i);
+                    }
+                }
+                for (; i < headDim; i++) out[oOff + i] += p * values[vOff + i];
             }
         }
+    }
+
+    /** {@code a[aOff ..] . b[bOff ..]} over {@code n} floats. */
+    private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
+        int bound = F.loopBound(n);
+        int i = 0;
+        float sum = 0;
+        if (bound > 0) {
+            var acc = FloatVector.zero(F);
+            for (; i < bound; i += F.length()) acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
+            sum = Lanes.sum(acc); // fixed order: the same bits whether or not the JIT compiled this
+        }
+        for (; i < n; i++) sum += a[aOff + i] * b[bOff + i];
+        return sum;
     }
 
     /*
@@ -221,13 +246,27 @@ public final class TransformerModel implements Model {
     }
 
     private void rmsNormRow(float[] in, int inOff, float[] out, int outOff, int dim, float[] weight) {
+        int bound = F.loopBound(dim);
+        int i = 0;
         double sumSquares = 0;
-        for (int i = 0; i < dim; i++) {
+        if (bound > 0) {
+            var acc = FloatVector.zero(F);
+            for (; i < bound; i += F.length()) {
+                var v = FloatVector.fromArray(F, in, inOff + i);
+                acc = v.fma(v, acc);
+            }
+            sumSquares = Lanes.sum(acc);
+        }
+        for (; i < dim; i++) {
             float v = in[inOff + i];
             sumSquares += v * v;
         }
         float scale = (float) (1.0 / Math.sqrt((float) (sumSquares / dim) + config.rmsNormEps()));
-        for (int i = 0; i < dim; i++) out[outOff + i] = in[inOff + i] * scale * weight[i];
+        i = 0;
+        for (; i < bound; i += F.length()) {
+            FloatVector.fromArray(F, in, inOff + i).mul(scale).mul(FloatVector.fromArray(F, weight, i)).intoArray(out, outOff + i);
+        }
+        for (; i < dim; i++) out[outOff + i] = in[inOff + i] * scale * weight[i];
     }
 
     private static void addBias(float[] rows, int n, float[] bias) {
@@ -245,7 +284,14 @@ public final class TransformerModel implements Model {
 
     /** {@code gate = silu(gate) * up}. */
     private static void swiglu(float[] gate, float[] up, int len) {
-        for (int i = 0; i < len; i++) {
+        int bound = F.loopBound(len);
+        int i = 0;
+        for (; i < bound; i += F.length()) {
+            var g = FloatVector.fromArray(F, gate, i);
+            var silu = g.div(g.neg().lanewise(VectorOperators.EXP).add(1f));
+            silu.mul(FloatVector.fromArray(F, up, i)).intoArray(gate, i);
+        }
+        for (; i < len; i++) {
             float g = gate[i];
             gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
         }

@@ -11,6 +11,11 @@ import java.lang.foreign.MemorySegment;
  * What every weight type shares: the bounds checks, splitting rows over the {@link WorkerPool}, and
  * the loop order for batches. A subclass supplies the dot product of one row with one activation
  * row ({@link #dot}) and with four at once ({@link #dot4}, decoding the weights once for all four).
+ *
+ * <p>Three paths by batch size: under 4 (decoding), {@link #dot} per entry; from 4, a tile of
+ * rows in cache meets four activation rows at a time through {@link #dot4}; from
+ * {@link TiledProduct#MIN_BATCH} (prefill), {@link TiledProduct} dequantizes tiles of rows once
+ * ({@link #dequantizeRow}) and runs a register-tiled fp32 product, so any type gets it.
  */
 abstract sealed class MappedMatrix implements WeightMatrix
         permits F32Matrix, HalfMatrix, Q8_0Matrix, Q4_0Matrix, BlockMatrix {
@@ -105,14 +110,26 @@ abstract sealed class MappedMatrix implements WeightMatrix
         if ((long) batch * rows > out.length) {
             throw new IllegalArgumentException("out has " + out.length + " floats, a batch of " + batch + " x " + rows + " needs more");
         }
+        MultiplyJob job = JOBS.get();
+        boolean tiled = batch >= TiledProduct.MIN_BATCH;
+        if (tiled) {
+            int need = TiledProduct.paddedBatch(batch) * cols;
+            if (job.transposed.length < need) job.transposed = new float[need];
+            TiledProduct.transpose(x, batch, cols, job.transposed);
+        }
         WorkerPool pool = WorkerPool.shared();
-        int tasks = Math.min(pool.threads() * TASKS_PER_THREAD, Math.ceilDiv(rows, ROWS_PER_TASK_MIN));
-        if (tasks <= 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
-            multiplyRows(0, rows, x, batch, out);
+        int tasks = tiled ? Math.ceilDiv(rows, TiledProduct.ROWS)
+                : Math.min(pool.threads() * TASKS_PER_THREAD, Math.ceilDiv(rows, ROWS_PER_TASK_MIN));
+        if (tasks <= 1 || pool.threads() == 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
+            job.start(this, x, batch, out, tasks, tiled);
+            try {
+                for (int t = 0; t < tasks; t++) job.run(t, 0);
+            } finally {
+                job.clear();
+            }
             return;
         }
-        MultiplyJob job = JOBS.get();
-        job.start(this, x, batch, out, tasks);
+        job.start(this, x, batch, out, tasks, tiled);
         try {
             pool.parallelFor(tasks, job);
         } finally {
@@ -144,18 +161,21 @@ abstract sealed class MappedMatrix implements WeightMatrix
 
     /** One multiply's arguments, reused per calling thread so that a call allocates nothing. */
     private static final class MultiplyJob implements WorkerPool.Task {
+        float[] transposed = new float[0];
         private MappedMatrix matrix;
         private float[] x;
         private float[] out;
         private int batch;
         private int tasks;
+        private boolean tiled;
 
-        void start(MappedMatrix matrix, float[] x, int batch, float[] out, int tasks) {
+        void start(MappedMatrix matrix, float[] x, int batch, float[] out, int tasks, boolean tiled) {
             this.matrix = matrix;
             this.x = x;
             this.batch = batch;
             this.out = out;
             this.tasks = tasks;
+            this.tiled = tiled;
         }
 
         void clear() {
@@ -167,6 +187,11 @@ abstract sealed class MappedMatrix implements WeightMatrix
         @Override
         public void run(int task, int worker) {
             int rows = matrix.rows;
+            if (tiled) {
+                int from = task * TiledProduct.ROWS;
+                TiledProduct.multiply(matrix, from, Math.min(rows, from + TiledProduct.ROWS), transposed, batch, out);
+                return;
+            }
             int from = (int) ((long) rows * task / tasks);
             int to = (int) ((long) rows * (task + 1) / tasks);
             matrix.multiplyRows(from, to, x, batch, out);

@@ -4,6 +4,7 @@ import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -18,10 +19,17 @@ import java.nio.ByteOrder;
  *
  * <p>Unpacking: flipping bit 3 of a nibble turns {@code q} into the 4-bit two's complement of
  * {@code q - 8}, so after one xor an arithmetic shift sign-extends each nibble to {@code q - 8}.
+ *
+ * <p>Every batch size uses float activations: an int8-activation decode kernel measured 1.2-1.3x
+ * faster here, but it made a row's result depend on the batch it ran in, and the continuous-batching
+ * scheduler needs the same bits alone or batched (see {@code BatchInvarianceTest}).
  */
 final class Q4_0Matrix extends MappedMatrix {
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(F.length() * 8));
     private static final VectorSpecies<Integer> I = F.withLanes(int.class);
+    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final int BLOCK = 32;
@@ -111,12 +119,13 @@ final class Q4_0Matrix extends MappedMatrix {
     @Override
     public void dequantizeRow(int row, float[] out, int offset) {
         long block = row * rowBytes;
+        int step = F.length();
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
-            float d = scale(block);
-            for (int j = 0; j < HALF_BLOCK; j++) {
-                int q = data.get(ValueLayout.JAVA_BYTE, block + 2 + j) & 0xFF;
-                out[offset + c + j] = ((q & 0x0F) - 8) * d;
-                out[offset + c + HALF_BLOCK + j] = ((q >>> 4) - 8) * d;
+            var d = FloatVector.broadcast(F, scale(block));
+            for (int k = 0; k < HALF_BLOCK; k += step) {
+                var p = packed(block + 2 + k);
+                low(p).mul(d).intoArray(out, offset + c + k);
+                high(p).mul(d).intoArray(out, offset + c + HALF_BLOCK + k);
             }
         }
     }

@@ -35,7 +35,9 @@ class LlamaCppReferenceTest {
     static final float MIN_MARGIN = 0.1f;
     private static final float SEARCH_MARGIN = 1.0f;
     private static final int MIN_DISTINCT = 8;
-    static final int MAX_SEEDS = 64;
+    // Clear seeds are rare (a few per hundred for small Llama Q4_0), and which ones are clear moves with
+    // any change of rounding in the kernels (int8 activations at decode); the search costs ~30 ms a seed.
+    static final int MAX_SEEDS = 256;
     static final String PROMPT = "an ox is on my ox";
 
     @TempDir

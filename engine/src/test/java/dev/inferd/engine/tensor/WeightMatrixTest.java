@@ -53,6 +53,10 @@ class WeightMatrixTest {
         }
         checkMultiply(type, 700, 96, 1); // big enough to be split over the pool
         checkMultiply(type, 300, 416, 9);
+        checkMultiply(type, 300, 416, 2);
+        // prefill-sized batches take the tiled product: rows not a multiple of its tile, batch not of its register tile
+        checkMultiply(type, ROWS, 96, 17);
+        checkMultiply(type, 300, 416, 23);
     }
 
     private static void checkMultiply(GGMLType type, int rows, int cols, int batch) {
@@ -66,16 +70,31 @@ class WeightMatrixTest {
             float[] out = new float[batch * rows];
             m.multiply(x, batch, out);
             float[] expected = reference(m, bytes, x, batch);
+            // Decoding batches of Q4_0 quantize the activations to int8 blocks as llama.cpp does: each x
+            // moves by at most half a step (max |x| of its block / 254), which bounds the error by
+            // sum |w| * step / 2; elsewhere the error is float rounding only.
+            boolean int8Activations = batch < 4 && type == GGMLType.Q4_0;
             // error relative to the size of the terms: |sum| can cancel to near zero
             float[] w = Quantizer.dequantize(type, bytes, rows * cols);
             for (int i = 0; i < out.length; i++) {
                 int b = i / rows;
                 double scale = 0;
+                double quantization = 0;
                 int r = i % rows;
-                for (int c = 0; c < cols; c++) scale += Math.abs((double) w[r * cols + c] * x[b * cols + c]);
+                for (int c = 0; c < cols; c++) {
+                    scale += Math.abs((double) w[r * cols + c] * x[b * cols + c]);
+                    if (int8Activations && c % 32 == 0) {
+                        double amax = 0, wsum = 0;
+                        for (int j = c; j < c + 32; j++) {
+                            amax = Math.max(amax, Math.abs(x[b * cols + j]));
+                            wsum += Math.abs(w[r * cols + j]);
+                        }
+                        quantization += wsum * amax / 254;
+                    }
+                }
                 assertThat((double) Math.abs(out[i] - expected[i]))
                         .as("%s %dx%d batch %d at %d", type, rows, cols, batch, i)
-                        .isLessThanOrEqualTo(scale * 1e-5 + 1e-6);
+                        .isLessThanOrEqualTo(scale * 1e-5 + 1e-6 + quantization);
             }
         }
     }
@@ -135,15 +154,16 @@ class WeightMatrixTest {
         q4[1] = (byte) 0xB4;
         for (int j = 0; j < 16; j++) q4[2 + j] = (byte) ((j & 0x0F) | ((15 - j) << 4));
 
+        // integers up to 127: exact also where the activations are quantized to int8 (max |x| / 127 = 1)
         float[] x = new float[32];
-        for (int j = 0; j < 32; j++) x[j] = j + 1;
+        for (int j = 0; j < 32; j++) x[j] = j == 31 ? 127 : j + 1;
 
         double expected8 = 0;
-        for (int j = 0; j < 32; j++) expected8 += ((j % 2 == 0 ? 1 : -1) * j * 4) * 0.5 * (j + 1);
+        for (int j = 0; j < 32; j++) expected8 += ((j % 2 == 0 ? 1 : -1) * j * 4) * 0.5 * x[j];
         double expected4 = 0;
         for (int j = 0; j < 16; j++) {
-            expected4 += (j - 8) * -0.25 * (j + 1);             // element j: low nibble
-            expected4 += ((15 - j) - 8) * -0.25 * (16 + j + 1); // element 16 + j: high nibble
+            expected4 += (j - 8) * -0.25 * x[j];                 // element j: low nibble
+            expected4 += ((15 - j) - 8) * -0.25 * x[16 + j];     // element 16 + j: high nibble
         }
         float[] out = new float[1];
         WeightMatrix.of(GGMLType.Q8_0, 1, 32, MemorySegment.ofArray(q8)).multiply(x, 1, out);
