@@ -94,7 +94,7 @@ abstract sealed class BlockMatrix extends MappedMatrix
      */
 
     @Override
-    final float dot(long rowOffset, float[] x, int xOffset) {
+    float dot(long rowOffset, float[] x, int xOffset) {
         int step = F.length();
         float[] w = SCRATCH.get();
         var acc0 = FloatVector.zero(F);
@@ -114,7 +114,7 @@ abstract sealed class BlockMatrix extends MappedMatrix
     }
 
     @Override
-    final void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex) {
+    void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex) {
         int step = F.length();
         int x1 = xOffset + cols, x2 = x1 + cols, x3 = x2 + cols;
         float[] w = SCRATCH.get();
