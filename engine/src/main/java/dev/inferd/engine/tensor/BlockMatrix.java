@@ -15,8 +15,9 @@ import java.nio.ByteOrder;
 /**
  * Block types whose kernels decode a run of blocks (at most {@link #CHUNK} values) into a per-thread
  * float buffer with vector code and then multiply that buffer with the activations. The decode is one
- * call per chunk, so one loop serves every type; the buffer stays in L1. Types that dominate decode time
- * (Q4_K, Q6_K) override {@link #dot} and {@link #dot4} with fused kernels that never store the weights.
+ * call per chunk, so one loop serves every type; the buffer stays in L1. A subclass's decode works in
+ * small methods (a few dozen values each) with no vector in their signatures: C2 stops inlining in big
+ * unrolled bodies, and a vector that crosses a call it did not inline is boxed on the heap.
  *
  * <p>A subclass decodes to exactly ggml's dequantized values (same operations, same order), so
  * {@link #dequantizeRow} equals ggml's {@code dequantize_row_*} bit for bit.
@@ -47,8 +48,8 @@ abstract sealed class BlockMatrix extends MappedMatrix
         this.type = type;
         this.blockSize = type.blockSize();
         this.blockBytes = type.blockBytes();
-        if (blockSize % F.length() != 0 && F.length() % blockSize != 0) {
-            throw new IllegalStateException(F.length() + "-lane vectors do not tile " + type + " blocks");
+        if (blockSize % (2 * F.length()) != 0) {
+            throw new IllegalStateException("pairs of " + F.length() + "-lane vectors do not tile " + type + " blocks");
         }
     }
 
@@ -83,6 +84,15 @@ abstract sealed class BlockMatrix extends MappedMatrix
         return data.get(ValueLayout.JAVA_BYTE, at) & 0xFF;
     }
 
+    /*
+     * dot and dot4 do the same floating-point operations in the same order for each activation row
+     * (continuous batching needs a row's product to be independent of its batch): per chunk, vector k
+     * of the decoded weights goes into accumulator k % 2 by one fused multiply-add, and the two
+     * accumulators are added and folded by MappedMatrix.sum at the end. The decode is a call per
+     * chunk whose signature holds no vector, so however C2 inlines it nothing is boxed, and these
+     * loops stay small enough for every vector operation in them to be intrinsified.
+     */
+
     @Override
     float dot(long rowOffset, float[] x, int xOffset) {
         int step = F.length();
@@ -95,14 +105,12 @@ abstract sealed class BlockMatrix extends MappedMatrix
             decode(at, n, w);
             at += (long) n / blockSize * blockBytes;
             int xc = xOffset + c;
-            int k = 0;
-            for (; k + 2 * step <= n; k += 2 * step) {
+            for (int k = 0; k < n; k += 2 * step) {
                 acc0 = FloatVector.fromArray(F, w, k).fma(FloatVector.fromArray(F, x, xc + k), acc0);
                 acc1 = FloatVector.fromArray(F, w, k + step).fma(FloatVector.fromArray(F, x, xc + k + step), acc1);
             }
-            for (; k < n; k += step) acc0 = FloatVector.fromArray(F, w, k).fma(FloatVector.fromArray(F, x, xc + k), acc0);
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        return sum(acc0.add(acc1));
     }
 
     @Override
@@ -114,24 +122,34 @@ abstract sealed class BlockMatrix extends MappedMatrix
         var a1 = FloatVector.zero(F);
         var a2 = FloatVector.zero(F);
         var a3 = FloatVector.zero(F);
+        var b0 = FloatVector.zero(F);
+        var b1 = FloatVector.zero(F);
+        var b2 = FloatVector.zero(F);
+        var b3 = FloatVector.zero(F);
         long at = rowOffset;
         for (int c = 0; c < cols; c += CHUNK) {
             int n = Math.min(CHUNK, cols - c);
             decode(at, n, w);
             at += (long) n / blockSize * blockBytes;
-            for (int k = 0; k < n; k += step) {
-                var v = FloatVector.fromArray(F, w, k);
+            for (int k = 0; k < n; k += 2 * step) {
                 int ck = c + k;
+                var v = FloatVector.fromArray(F, w, k);
                 a0 = v.fma(FloatVector.fromArray(F, x, xOffset + ck), a0);
                 a1 = v.fma(FloatVector.fromArray(F, x, x1 + ck), a1);
                 a2 = v.fma(FloatVector.fromArray(F, x, x2 + ck), a2);
                 a3 = v.fma(FloatVector.fromArray(F, x, x3 + ck), a3);
+                v = FloatVector.fromArray(F, w, k + step);
+                ck += step;
+                b0 = v.fma(FloatVector.fromArray(F, x, xOffset + ck), b0);
+                b1 = v.fma(FloatVector.fromArray(F, x, x1 + ck), b1);
+                b2 = v.fma(FloatVector.fromArray(F, x, x2 + ck), b2);
+                b3 = v.fma(FloatVector.fromArray(F, x, x3 + ck), b3);
             }
         }
-        out[outIndex] = a0.reduceLanes(VectorOperators.ADD);
-        out[outIndex + rows] = a1.reduceLanes(VectorOperators.ADD);
-        out[outIndex + 2 * rows] = a2.reduceLanes(VectorOperators.ADD);
-        out[outIndex + 3 * rows] = a3.reduceLanes(VectorOperators.ADD);
+        out[outIndex] = sum(a0.add(b0));
+        out[outIndex + rows] = sum(a1.add(b1));
+        out[outIndex + 2 * rows] = sum(a2.add(b2));
+        out[outIndex + 3 * rows] = sum(a3.add(b3));
     }
 
     @Override

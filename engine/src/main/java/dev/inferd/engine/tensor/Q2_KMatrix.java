@@ -20,22 +20,27 @@ final class Q2_KMatrix extends BlockMatrix {
 
     @Override
     void decode(long at, int count, float[] out) {
-        int step = F.length();
         for (int o = 0; o < count; o += 256, at += BLOCK_BYTES) {
             float d = half(at + 80), min = half(at + 82);
             for (int n = 0; n < 2; n++) {
                 for (int j = 0; j < 4; j++) {
-                    for (int h = 0; h < 2; h++) {
-                        int sc = u8(at + 8 * n + 2 * j + h);
-                        float dl = d * (sc & 0xF), ml = min * (sc >>> 4);
-                        for (int l = 16 * h; l < 16 * h + 16; l += step) {
-                            var q = rawBytes(at + 16 + 32 * n + l).lanewise(VectorOperators.ASHR, 2 * j)
-                                    .lanewise(VectorOperators.AND, 3);
-                            toFloat(q).mul(dl).sub(ml).intoArray(out, o + 128 * n + 32 * j + l);
-                        }
-                    }
+                    decode32(at + 16 + 32 * n, 2 * j, at + 8 * n + 2 * j, d, min, out, o + 128 * n + 32 * j);
                 }
             }
+        }
+    }
+
+    /**
+     * 32 values: bits {@code shift} of the bytes at {@code qs}, with the scale and min bytes at
+     * {@code sc} (one per 16 values). Small on purpose: C2 boxes vectors in methods it cannot inline whole.
+     */
+    private void decode32(long qs, int shift, long sc, float d, float min, float[] out, int o) {
+        int step = F.length();
+        for (int l = 0; l < 32; l += step) {
+            int s = u8(sc + l / 16);
+            float dl = d * (s & 0xF), ml = min * (s >>> 4);
+            var q = rawBytes(qs + l).lanewise(VectorOperators.ASHR, shift).lanewise(VectorOperators.AND, 3);
+            toFloat(q).mul(dl).sub(ml).intoArray(out, o + l);
         }
     }
 }

@@ -20,23 +20,30 @@ final class Q3_KMatrix extends BlockMatrix {
 
     @Override
     void decode(long at, int count, float[] out) {
-        int step = F.length();
         for (int o = 0; o < count; o += 256, at += BLOCK_BYTES) {
             float dAll = half(at + 108);
             for (int n = 0; n < 2; n++) {
                 for (int j = 0; j < 4; j++) {
-                    for (int h = 0; h < 2; h++) {
-                        float dl = dAll * ReferenceDequantizer.q3_KScale(data, at + 96, 8 * n + 2 * j + h);
-                        for (int l = 16 * h; l < 16 * h + 16; l += step) {
-                            var low = rawBytes(at + 32 + 32 * n + l).lanewise(VectorOperators.ASHR, 2 * j)
-                                    .lanewise(VectorOperators.AND, 3);
-                            var high = rawBytes(at + l).lanewise(VectorOperators.ASHR, 4 * n + j)
-                                    .lanewise(VectorOperators.AND, 1).lanewise(VectorOperators.LSHL, 2);
-                            toFloat(low.add(high).sub(4)).mul(dl).intoArray(out, o + 128 * n + 32 * j + l);
-                        }
-                    }
+                    decode32(at + 32 + 32 * n, 2 * j, at, 4 * n + j, at + 96, 8 * n + 2 * j, dAll, out,
+                            o + 128 * n + 32 * j);
                 }
             }
+        }
+    }
+
+    /**
+     * 32 values: bits {@code shift} of the bytes at {@code qs}, less 4 where bit {@code bit} of the bytes
+     * at {@code hm} is clear, with scales {@code scale} and {@code scale + 1} of the table at
+     * {@code scales}. Small on purpose: C2 boxes vectors in methods it cannot inline whole.
+     */
+    private void decode32(long qs, int shift, long hm, int bit, long scales, int scale, float dAll, float[] out, int o) {
+        int step = F.length();
+        for (int l = 0; l < 32; l += step) {
+            float dl = dAll * ReferenceDequantizer.q3_KScale(data, scales, scale + l / 16);
+            var low = rawBytes(qs + l).lanewise(VectorOperators.ASHR, shift).lanewise(VectorOperators.AND, 3);
+            var high = rawBytes(hm + l).lanewise(VectorOperators.ASHR, bit).lanewise(VectorOperators.AND, 1)
+                    .lanewise(VectorOperators.LSHL, 2);
+            toFloat(low.add(high).sub(4)).mul(dl).intoArray(out, o + l);
         }
     }
 }

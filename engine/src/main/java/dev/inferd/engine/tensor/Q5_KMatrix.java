@@ -20,25 +20,27 @@ final class Q5_KMatrix extends BlockMatrix {
 
     @Override
     void decode(long at, int count, float[] out) {
-        int step = F.length();
         for (int o = 0; o < count; o += 256, at += BLOCK_BYTES) {
             float d = half(at), min = half(at + 2);
-            for (int p = 0; p < 4; p++) {
-                int sm1 = ReferenceDequantizer.kScaleMin(data, at + 4, 2 * p);
-                int sm2 = ReferenceDequantizer.kScaleMin(data, at + 4, 2 * p + 1);
-                float d1 = d * (sm1 & 0xFF), m1 = min * (sm1 >>> 8);
-                float d2 = d * (sm2 & 0xFF), m2 = min * (sm2 >>> 8);
-                for (int l = 0; l < 32; l += step) {
-                    var q = rawBytes(at + 48 + 32 * p + l);
-                    var h = rawBytes(at + 16 + l);
-                    var lo = q.lanewise(VectorOperators.AND, 0xF)
-                            .or(h.lanewise(VectorOperators.ASHR, 2 * p).lanewise(VectorOperators.AND, 1).lanewise(VectorOperators.LSHL, 4));
-                    var hi = q.lanewise(VectorOperators.ASHR, 4).lanewise(VectorOperators.AND, 0xF)
-                            .or(h.lanewise(VectorOperators.ASHR, 2 * p + 1).lanewise(VectorOperators.AND, 1).lanewise(VectorOperators.LSHL, 4));
-                    toFloat(lo).mul(d1).sub(m1).intoArray(out, o + 64 * p + l);
-                    toFloat(hi).mul(d2).sub(m2).intoArray(out, o + 64 * p + 32 + l);
-                }
+            for (int j = 0; j < 8; j++) {
+                int sm = ReferenceDequantizer.kScaleMin(data, at + 4, j);
+                decode32(at + 48 + 32 * (j / 2), 4 * (j % 2), at + 16, j, d * (sm & 0xFF), min * (sm >>> 8),
+                        out, o + 32 * j);
             }
+        }
+    }
+
+    /**
+     * Sub-block {@code bit}'s 32 values: the nibbles at bit {@code shift} of the bytes at {@code qs}
+     * with bit {@code bit} of those at {@code qh} above them, times {@code d1} minus {@code m1}. One
+     * output per method: C2's node budget runs out (and vectors get boxed) when a method holds more.
+     */
+    private void decode32(long qs, int shift, long qh, int bit, float d1, float m1, float[] out, int o) {
+        int step = F.length();
+        for (int l = 0; l < 32; l += step) {
+            var low = rawBytes(qs + l).lanewise(VectorOperators.ASHR, shift).lanewise(VectorOperators.AND, 0xF);
+            var high = rawBytes(qh + l).lanewise(VectorOperators.ASHR, bit).lanewise(VectorOperators.AND, 1);
+            toFloat(low.or(high.lanewise(VectorOperators.LSHL, 4))).mul(d1).sub(m1).intoArray(out, o + l);
         }
     }
 }
