@@ -1,6 +1,7 @@
 package dev.inferd.engine.tokenizer;
 
 import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.gguf.GGUFWriter;
 import dev.inferd.engine.gguf.GGUFFormatException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +22,7 @@ class ByteLevelBpeTokenizerTest {
     Path dir;
 
     private Tokenizer load(String pre) throws Exception {
-        var tiny = new TinyGguf()
+        var tiny = new GGUFWriter()
                 .put("tokenizer.ggml.model", "gpt2")
                 .put("tokenizer.ggml.tokens", TOKENS)
                 .put("tokenizer.ggml.token_type", TYPES)
@@ -29,7 +30,9 @@ class ByteLevelBpeTokenizerTest {
                 .put("tokenizer.ggml.bos_token_id", 9)
                 .put("tokenizer.ggml.eos_token_id", 11);
         if (pre != null) tiny.put("tokenizer.ggml.pre", pre);
-        try (GGUFFile gguf = GGUFFile.open(tiny.write(dir.resolve(pre + ".gguf")))) {
+        Path file = dir.resolve(pre + ".gguf");
+        tiny.write(file);
+        try (GGUFFile gguf = GGUFFile.open(file)) {
             return Tokenizer.fromGGUF(gguf); // the tokenizer keeps nothing of the mapping
         }
     }
@@ -71,13 +74,13 @@ class ByteLevelBpeTokenizerTest {
     @Test
     void rejectsWhatItCannotTokenizeWithAClearMessage(@TempDir Path tmp) throws Exception {
         assertThatThrownBy(() -> load("tekken")).isInstanceOf(GGUFFormatException.class).hasMessageContaining("tekken");
-        Path bert = new TinyGguf().put("tokenizer.ggml.model", "bert").put("tokenizer.ggml.tokens", TOKENS)
-                .write(tmp.resolve("bert.gguf"));
+        Path bert = tmp.resolve("bert.gguf");
+        new GGUFWriter().put("tokenizer.ggml.model", "bert").put("tokenizer.ggml.tokens", TOKENS).write(bert);
         try (GGUFFile gguf = GGUFFile.open(bert)) {
             assertThatThrownBy(() -> Tokenizer.fromGGUF(gguf)).isInstanceOf(GGUFFormatException.class).hasMessageContaining("bert");
         }
-        Path noMerges = new TinyGguf().put("tokenizer.ggml.model", "gpt2").put("tokenizer.ggml.tokens", TOKENS)
-                .write(tmp.resolve("nomerges.gguf"));
+        Path noMerges = tmp.resolve("nomerges.gguf");
+        new GGUFWriter().put("tokenizer.ggml.model", "gpt2").put("tokenizer.ggml.tokens", TOKENS).write(noMerges);
         try (GGUFFile gguf = GGUFFile.open(noMerges)) {
             assertThatThrownBy(() -> Tokenizer.fromGGUF(gguf)).isInstanceOf(GGUFFormatException.class).hasMessageContaining("merges");
         }
