@@ -22,8 +22,8 @@ import java.nio.ByteOrder;
  * <p>A subclass decodes to exactly ggml's dequantized values (same operations, same order), so
  * {@link #dequantizeRow} equals ggml's {@code dequantize_row_*} bit for bit.
  */
-abstract sealed class BlockMatrix extends MappedMatrix
-        permits Q4_1Matrix, Q5_0Matrix, Q5_1Matrix, Q2_KMatrix, Q3_KMatrix, Q4_KMatrix, Q5_KMatrix, Q6_KMatrix,
+abstract sealed class BlockMatrix extends FloatDotMatrix
+        permits Q4_1Matrix, Q5_1Matrix, Q2_KMatrix, Q3_KMatrix, Q5_KMatrix,
         IQ4_NLMatrix, IQ4_XSMatrix {
 
     /** Values decoded per call: one k-quant super-block, eight 32-value blocks. */

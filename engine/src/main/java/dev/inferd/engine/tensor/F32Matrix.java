@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /** F32 weights: fused multiply-adds straight from the mapping. */
-final class F32Matrix extends MappedMatrix {
+final class F32Matrix extends FloatDotMatrix {
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 

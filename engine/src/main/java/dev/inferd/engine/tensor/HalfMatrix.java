@@ -13,7 +13,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /** 16-bit float weights (F16, BF16): widened to F32 lanes with integer bit moves, then fused multiply-adds. */
-abstract sealed class HalfMatrix extends MappedMatrix permits F16Matrix, BF16Matrix {
+abstract sealed class HalfMatrix extends FloatDotMatrix permits F16Matrix, BF16Matrix {
     static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(F.length() * 16));
     static final VectorSpecies<Integer> I = F.withLanes(int.class);
     private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;

@@ -8,17 +8,23 @@ import jdk.incubator.vector.VectorSpecies;
 import java.lang.foreign.MemorySegment;
 
 /**
- * What every weight type shares: the bounds checks, splitting rows over the {@link WorkerPool}, and
- * the loop order for batches. A subclass supplies the dot product of one row with one activation
- * row ({@link #dot}) and with four at once ({@link #dot4}, decoding the weights once for all four).
+ * What every weight type shares: the bounds checks and splitting a product over the {@link WorkerPool}.
+ * Two families differ in what they multiply the weights with:
+ * <ul>
+ *   <li>{@link FloatDotMatrix}: float activations, the weights widened to floats as they are read;</li>
+ *   <li>{@link IntDotMatrix}: activations quantized to 8-bit blocks ({@link Q8Activations}) and integer
+ *       products per block, as llama.cpp does for the same types.</li>
+ * </ul>
+ * Each prepares the activations once on the calling thread ({@link #prepare}); tasks of rows then run
+ * on the pool, each row meeting the batch one activation row ({@link #rowDot}) or four
+ * ({@link #rowDot4}, decoding the weights once for all four) at a time.
  *
- * <p>Three paths by batch size: under 4 (decoding), {@link #dot} per entry; from 4, a tile of
- * rows in cache meets four activation rows at a time through {@link #dot4}; from
- * {@link TiledProduct#MIN_BATCH} (prefill), {@link TiledProduct} dequantizes tiles of rows once
- * ({@link #dequantizeRow}) and runs a register-tiled fp32 product, so any type gets it.
+ * <p>Whatever the family, a row's product with an activation row is computed by the same operations in
+ * the same order whatever the batch it arrives in: continuous batching puts a sequence beside any others,
+ * and its result must not depend on them (a fixed seed gives the same tokens alone or batched;
+ * {@code BatchInvarianceTest}).
  */
-abstract sealed class MappedMatrix implements WeightMatrix
-        permits F32Matrix, HalfMatrix, Q8_0Matrix, Q4_0Matrix, BlockMatrix {
+abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatrix, IntDotMatrix {
 
     /**
      * The machine's widest float vector: 8 lanes (AVX2) or 16 (AVX-512). The block kernels need at
@@ -28,8 +34,9 @@ abstract sealed class MappedMatrix implements WeightMatrix
     static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8
             ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
 
-    /** Rotations by half, a quarter, ... of the lanes: {@link #sum}'s folding order. */
-    private static final VectorShuffle<Float>[] FOLDS = folds();
+    /** Rotations by half, a quarter, ... of the lanes: {@link #sum}'s folding order, for F and for 8 lanes. */
+    private static final VectorShuffle<Float>[] FOLDS = folds(F);
+    private static final VectorShuffle<Float>[] FOLDS_256 = folds(FloatVector.SPECIES_256);
 
     /** Below this many multiply-adds a call runs on the calling thread: handing out work costs more. */
     private static final long PARALLEL_MIN_WORK = 1 << 16;
@@ -39,7 +46,7 @@ abstract sealed class MappedMatrix implements WeightMatrix
     /** Rows that stay in cache while a large batch streams past them four activation rows at a time. */
     private static final int ROW_TILE = 16;
 
-    private static final ThreadLocal<MultiplyJob> JOBS = ThreadLocal.withInitial(MultiplyJob::new);
+    private static final ThreadLocal<Job> JOBS = ThreadLocal.withInitial(Job::new);
 
     final int rows;
     final int cols;
@@ -69,17 +76,17 @@ abstract sealed class MappedMatrix implements WeightMatrix
      * operations in both.
      */
     static float sum(FloatVector v) {
-        for (VectorShuffle<Float> fold : FOLDS) v = v.add(v.rearrange(fold));
+        for (VectorShuffle<Float> fold : v.length() == F.length() ? FOLDS : FOLDS_256) v = v.add(v.rearrange(fold));
         return v.lane(0);
     }
 
     @SuppressWarnings("unchecked")
-    private static VectorShuffle<Float>[] folds() {
-        int lanes = F.length();
+    private static VectorShuffle<Float>[] folds(VectorSpecies<Float> species) {
+        int lanes = species.length();
         VectorShuffle<Float>[] folds = new VectorShuffle[Integer.numberOfTrailingZeros(lanes)];
         for (int i = 0, half = lanes / 2; half >= 1; i++, half /= 2) {
             int shift = half;
-            folds[i] = VectorShuffle.fromOp(F, lane -> (lane + shift) % lanes);
+            folds[i] = VectorShuffle.fromOp(species, lane -> (lane + shift) % lanes);
         }
         return folds;
     }
@@ -89,17 +96,54 @@ abstract sealed class MappedMatrix implements WeightMatrix
     @Override public final int cols() { return cols; }
 
     /**
-     * {@code dot(row at rowOffset, x[xOffset .. xOffset + cols))}, bit for bit what {@link #dot4} gives
-     * for the same activation row: continuous batching puts a sequence's row beside any others, and
-     * its result must not depend on them (a fixed seed gives the same tokens alone or batched).
+     * On the calling thread, before any task: readies the activations in {@code job} (a transposed or
+     * quantized copy in its scratch buffers) and returns the number of tasks to split the rows into.
      */
-    abstract float dot(long rowOffset, float[] x, int xOffset);
+    abstract int prepare(Job job);
 
-    /**
-     * The same row with the four activation rows starting at {@code xOffset + k * cols}, into
-     * {@code out[outIndex + k * rows]}, {@code k < 4}.
-     */
-    abstract void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex);
+    /** Task {@code task} of {@code job.tasks}: its rows of every batch entry, into {@code job.out}. */
+    final void compute(Job job, int task) {
+        multiplyRows(job, taskFrom(task, job.tasks), taskFrom(task + 1, job.tasks));
+    }
+
+    /** Row {@code rowOffset}'s product with batch entry {@code b}, bit for bit one lane of {@link #rowDot4}. */
+    abstract float rowDot(Job job, long rowOffset, int b);
+
+    /** The same row with batch entries {@code b .. b + 3}, into {@code job.out[outIndex + k * rows]}, {@code k < 4}. */
+    abstract void rowDot4(Job job, long rowOffset, int b, int outIndex);
+
+    /** Rows {@code [from, to)} of every batch entry. */
+    final void multiplyRows(Job job, int from, int to) {
+        int batch = job.batch;
+        float[] out = job.out;
+        if (batch < 4) {
+            for (int r = from; r < to; r++) {
+                long rowOffset = r * rowBytes;
+                for (int b = 0; b < batch; b++) out[b * rows + r] = rowDot(job, rowOffset, b);
+            }
+            return;
+        }
+        // a tile of rows stays in cache while the batch passes by, four activation rows at a time
+        for (int tile = from; tile < to; tile += ROW_TILE) {
+            int tileEnd = Math.min(to, tile + ROW_TILE);
+            int b = 0;
+            for (; b + 4 <= batch; b += 4) {
+                for (int r = tile; r < tileEnd; r++) rowDot4(job, r * rowBytes, b, b * rows + r);
+            }
+            for (; b < batch; b++) {
+                for (int r = tile; r < tileEnd; r++) out[b * rows + r] = rowDot(job, r * rowBytes, b);
+            }
+        }
+    }
+
+    /** The even split of the rows for products that need no particular tiling. */
+    final int rowTasks() {
+        return Math.min(WorkerPool.shared().threads() * TASKS_PER_THREAD, Math.ceilDiv(rows, ROWS_PER_TASK_MIN));
+    }
+
+    final int taskFrom(int task, int tasks) {
+        return (int) ((long) rows * task / tasks);
+    }
 
     @Override
     public final void multiply(float[] x, int batch, float[] out) {
@@ -110,72 +154,36 @@ abstract sealed class MappedMatrix implements WeightMatrix
         if ((long) batch * rows > out.length) {
             throw new IllegalArgumentException("out has " + out.length + " floats, a batch of " + batch + " x " + rows + " needs more");
         }
-        MultiplyJob job = JOBS.get();
-        boolean tiled = batch >= TiledProduct.MIN_BATCH;
-        if (tiled) {
-            int need = TiledProduct.paddedBatch(batch) * cols;
-            if (job.transposed.length < need) job.transposed = new float[need];
-            TiledProduct.transpose(x, batch, cols, job.transposed);
-        }
-        WorkerPool pool = WorkerPool.shared();
-        int tasks = tiled ? Math.ceilDiv(rows, TiledProduct.ROWS)
-                : Math.min(pool.threads() * TASKS_PER_THREAD, Math.ceilDiv(rows, ROWS_PER_TASK_MIN));
-        if (tasks <= 1 || pool.threads() == 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
-            job.start(this, x, batch, out, tasks, tiled);
-            try {
-                for (int t = 0; t < tasks; t++) job.run(t, 0);
-            } finally {
-                job.clear();
-            }
-            return;
-        }
-        job.start(this, x, batch, out, tasks, tiled);
+        Job job = JOBS.get();
+        job.start(this, x, batch, out);
         try {
-            pool.parallelFor(tasks, job);
+            job.tasks = prepare(job);
+            WorkerPool pool = WorkerPool.shared();
+            if (job.tasks <= 1 || pool.threads() == 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
+                for (int t = 0; t < job.tasks; t++) compute(job, t);
+            } else {
+                pool.parallelFor(job.tasks, job);
+            }
         } finally {
             job.clear();
         }
     }
 
-    /** Rows {@code [from, to)} of every batch entry. */
-    final void multiplyRows(int from, int to, float[] x, int batch, float[] out) {
-        if (batch < 4) {
-            for (int r = from; r < to; r++) {
-                long rowOffset = r * rowBytes;
-                for (int b = 0; b < batch; b++) out[b * rows + r] = dot(rowOffset, x, b * cols);
-            }
-            return;
-        }
-        // a tile of rows stays in cache while the batch passes by, four activation rows at a time
-        for (int tile = from; tile < to; tile += ROW_TILE) {
-            int tileEnd = Math.min(to, tile + ROW_TILE);
-            int b = 0;
-            for (; b + 4 <= batch; b += 4) {
-                for (int r = tile; r < tileEnd; r++) dot4(r * rowBytes, x, b * cols, out, b * rows + r);
-            }
-            for (; b < batch; b++) {
-                for (int r = tile; r < tileEnd; r++) out[b * rows + r] = dot(r * rowBytes, x, b * cols);
-            }
-        }
-    }
+    /** One multiply's arguments and scratch buffers, reused per calling thread so that a call allocates nothing. */
+    static final class Job implements WorkerPool.Task {
+        /** The activations quantized for {@link IntDotMatrix}. */
+        final Q8Activations quantized = new Q8Activations();
+        MappedMatrix matrix;
+        float[] x;
+        float[] out;
+        int batch;
+        int tasks;
 
-    /** One multiply's arguments, reused per calling thread so that a call allocates nothing. */
-    private static final class MultiplyJob implements WorkerPool.Task {
-        float[] transposed = new float[0];
-        private MappedMatrix matrix;
-        private float[] x;
-        private float[] out;
-        private int batch;
-        private int tasks;
-        private boolean tiled;
-
-        void start(MappedMatrix matrix, float[] x, int batch, float[] out, int tasks, boolean tiled) {
+        void start(MappedMatrix matrix, float[] x, int batch, float[] out) {
             this.matrix = matrix;
             this.x = x;
             this.batch = batch;
             this.out = out;
-            this.tasks = tasks;
-            this.tiled = tiled;
         }
 
         void clear() {
@@ -186,15 +194,7 @@ abstract sealed class MappedMatrix implements WeightMatrix
 
         @Override
         public void run(int task, int worker) {
-            int rows = matrix.rows;
-            if (tiled) {
-                int from = task * TiledProduct.ROWS;
-                TiledProduct.multiply(matrix, from, Math.min(rows, from + TiledProduct.ROWS), transposed, batch, out);
-                return;
-            }
-            int from = (int) ((long) rows * task / tasks);
-            int to = (int) ((long) rows * (task + 1) / tasks);
-            matrix.multiplyRows(from, to, x, batch, out);
+            matrix.compute(this, task);
         }
     }
 }

@@ -1,11 +1,11 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
-import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Q4_K weights: super-blocks of 256 values as fp16 {@code d} and {@code dmin}, eight 6-bit scales and
@@ -13,126 +13,92 @@ import java.lang.foreign.MemorySegment;
  * then the high nibbles of 32 bytes, sub-blocks {@code 2p} and {@code 2p + 1}; value =
  * d * scale * q - dmin * min.
  *
- * <p>The bulk of a Q4_K_M model, so its multiply is fused: nibbles are decoded in registers and go
- * straight into the multiply-adds (measured faster than decoding to a buffer first). {@link #dot} and
- * {@link #dot4} do the same operations in the same order per activation row: low nibbles into one
- * accumulator, high nibbles into another, added and folded by {@link #sum} at the end.
+ * <p>With the activations in Q8_K blocks (one scale {@code xd} per super-block), a super-block's share
+ * of the dot product is {@code d * xd * sum_j(scale_j * sum(q * xq)) - dmin * xd * sum_j(min_j * sum_j(xq))}:
+ * all integer but for two float multiplies per 256 values. Products are at most 15 * 127 and the
+ * scaled sums stay far inside 32 bits.
  */
-final class Q4_KMatrix extends BlockMatrix {
-    private static final int BLOCK = 256;
+final class Q4_KMatrix extends IntDotMatrix {
+    private static final int SUPER_BLOCK = 256;
     private static final int BLOCK_BYTES = 144;
+    private static final int HALF_BLOCK = 16;
 
-    /** Per-thread sub-block scales and mins of the super-block at hand. */
-    private static final ThreadLocal<float[]> SCALES = ThreadLocal.withInitial(() -> new float[16]);
+    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
 
     Q4_KMatrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q4_K, rows, cols, data);
+        super(GGMLType.Q4_K, rows, cols, data, Q8Activations.Q8_K);
     }
 
-    @Override
-    void decode(long at, int count, float[] out) {
-        for (int o = 0; o < count; o += BLOCK, at += BLOCK_BYTES) {
-            float d = half(at), min = half(at + 2);
-            for (int p = 0; p < 4; p++) {
-                int sm1 = ReferenceDequantizer.kScaleMin(data, at + 4, 2 * p);
-                int sm2 = ReferenceDequantizer.kScaleMin(data, at + 4, 2 * p + 1);
-                decodePair(at + 16 + 32 * p, d * (sm1 & 0xFF), min * (sm1 >>> 8), d * (sm2 & 0xFF),
-                        min * (sm2 >>> 8), out, o + 64 * p);
-            }
-        }
+    @Override public GGMLType type() { return GGMLType.Q4_K; }
+
+    /**
+     * The eight 6-bit scales of the super-block at {@code block}, one per byte (ggml's
+     * {@code get_scale_min_k4} for all eight at once): scales 0-3 are the low 6 bits of bytes 0-3;
+     * scales 4-7 the low nibbles of bytes 8-11 under the top 2 bits of bytes 0-3.
+     */
+    private long scales(long block) {
+        long lo = data.get(U64, block + 4);
+        long hi = data.get(U32, block + 12) & 0xFFFFFFFFL;
+        return (lo & 0x3F3F3F3FL) | (((hi & 0x0F0F0F0FL) | ((lo >>> 2) & 0x30303030L)) << 32);
     }
 
-    /** 64 values from 32 bytes at {@code qs}: the low nibbles with {@code d1, m1}, then the high ones. */
-    private void decodePair(long qs, float d1, float m1, float d2, float m2, float[] out, int o) {
-        int step = F.length();
-        for (int l = 0; l < 32; l += step) {
-            var q = rawBytes(qs + l);
-            toFloat(q.lanewise(VectorOperators.AND, 0xF)).mul(d1).sub(m1).intoArray(out, o + l);
-            toFloat(q.lanewise(VectorOperators.ASHR, 4).lanewise(VectorOperators.AND, 0xF)).mul(d2).sub(m2)
-                    .intoArray(out, o + 32 + l);
-        }
+    /** The eight 6-bit mins, likewise: bytes 4-7 for mins 0-3; high nibbles of bytes 8-11 under bytes 4-7's top bits. */
+    private long mins(long block) {
+        long lo = data.get(U64, block + 4) >>> 32;
+        long hi = data.get(U32, block + 12) & 0xFFFFFFFFL;
+        return (lo & 0x3F3F3F3FL) | ((((hi >>> 4) & 0x0F0F0F0FL) | ((lo >>> 2) & 0x30303030L)) << 32);
     }
 
-    /** {@code sm[2j] = d * scale_j}, {@code sm[2j + 1] = dmin * min_j}. */
-    private void scales(long block, float[] sm) {
-        float d = half(block), min = half(block + 2);
+    private static int sixBits(long packed, int j) {
+        return (int) (packed >>> (8 * j)) & 0xFF;
+    }
+
+    /**
+     * {@code sum_j(scale_j * sum(q * xq))} of the super-block at {@code block} with the activations from
+     * {@code c}: exact, so the lanes may be added in any order. One sub-block per pass of a loop that C2
+     * does not unroll while inlining: a body with every sub-block written out outgrows its inlining
+     * node budget, and the vector operations it then leaves as calls are boxed (ten times slower).
+     */
+    private int integerDot(long block, Q8Activations x, int c, long scales) {
+        var isum = IntVector.zero(I8);
         for (int j = 0; j < 8; j++) {
-            int s = ReferenceDequantizer.kScaleMin(data, block + 4, j);
-            sm[2 * j] = d * (s & 0xFF);
-            sm[2 * j + 1] = min * (s >>> 8);
+            long qs = block + 16 + 32 * (j / 2);
+            var w0 = bytes(qs);
+            var w1 = bytes(qs + HALF_BLOCK);
+            if (j % 2 == 1) { // high nibbles; a shift by a count C2 cannot see as constant is not compiled to vector code
+                w0 = w0.lanewise(VectorOperators.ASHR, 4);
+                w1 = w1.lanewise(VectorOperators.ASHR, 4);
+            }
+            int at = c + 32 * j;
+            var products = w0.and((short) 0x0F).mul(activations(x, at)).add(w1.and((short) 0x0F).mul(activations(x, at + HALF_BLOCK)));
+            isum = isum.add(smallPairSums(products).mul(sixBits(scales, j)));
         }
+        return isum.reduceLanes(VectorOperators.ADD);
     }
 
-    private static FloatVector low(IntVector q, float d, float m) {
-        return toFloat(q.lanewise(VectorOperators.AND, 0xF)).mul(d).sub(m);
-    }
-
-    private static FloatVector high(IntVector q, float d, float m) {
-        return toFloat(q.lanewise(VectorOperators.ASHR, 4).lanewise(VectorOperators.AND, 0xF)).mul(d).sub(m);
+    /** {@code sum_j(min_j * sum_j(xq))} for the super-block whose first 32-value sum is {@code sums[k]}. */
+    private static int minSum(long mins, int[] sums, int k) {
+        int s = 0;
+        for (int j = 0; j < 8; j++) s += sixBits(mins, j) * sums[k + j];
+        return s;
     }
 
     @Override
-    float dot(long rowOffset, float[] x, int xOffset) {
-        int step = F.length();
-        float[] sm = SCALES.get();
-        var acc0 = FloatVector.zero(F);
-        var acc1 = FloatVector.zero(F);
+    float dot(long rowOffset, Q8Activations x, int b) {
+        float acc = 0f;
         long block = rowOffset;
-        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
-            scales(block, sm);
-            for (int p = 0; p < 4; p++) {
-                float d1 = sm[4 * p], m1 = sm[4 * p + 1], d2 = sm[4 * p + 2], m2 = sm[4 * p + 3];
-                long qs = block + 16 + 32 * p;
-                int xc = xOffset + c + 64 * p;
-                for (int l = 0; l < 32; l += step) {
-                    var q = rawBytes(qs + l);
-                    acc0 = low(q, d1, m1).fma(FloatVector.fromArray(F, x, xc + l), acc0);
-                    acc1 = high(q, d2, m2).fma(FloatVector.fromArray(F, x, xc + 32 + l), acc1);
-                }
-            }
+        int s = b * x.blocksPerRow;
+        for (int c = b * cols, end = c + cols; c < end; c += SUPER_BLOCK, block += BLOCK_BYTES, s++) {
+            float xd = x.d[s];
+            acc += scale(block) * xd * integerDot(block, x, c, scales(block))
+                    - scale(block + 2) * xd * minSum(mins(block), x.sums, s * 8);
         }
-        return sum(acc0.add(acc1));
+        return acc;
     }
 
     @Override
-    void dot4(long rowOffset, float[] x, int xOffset, float[] out, int outIndex) {
-        int step = F.length();
-        int x1 = xOffset + cols, x2 = x1 + cols, x3 = x2 + cols;
-        float[] sm = SCALES.get();
-        var a0 = FloatVector.zero(F);
-        var a1 = FloatVector.zero(F);
-        var a2 = FloatVector.zero(F);
-        var a3 = FloatVector.zero(F);
-        var b0 = FloatVector.zero(F);
-        var b1 = FloatVector.zero(F);
-        var b2 = FloatVector.zero(F);
-        var b3 = FloatVector.zero(F);
-        long block = rowOffset;
-        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
-            scales(block, sm);
-            for (int p = 0; p < 4; p++) {
-                float d1 = sm[4 * p], m1 = sm[4 * p + 1], d2 = sm[4 * p + 2], m2 = sm[4 * p + 3];
-                long qs = block + 16 + 32 * p;
-                for (int l = 0; l < 32; l += step) {
-                    var q = rawBytes(qs + l);
-                    var w = low(q, d1, m1);
-                    int cl = c + 64 * p + l;
-                    a0 = w.fma(FloatVector.fromArray(F, x, xOffset + cl), a0);
-                    a1 = w.fma(FloatVector.fromArray(F, x, x1 + cl), a1);
-                    a2 = w.fma(FloatVector.fromArray(F, x, x2 + cl), a2);
-                    a3 = w.fma(FloatVector.fromArray(F, x, x3 + cl), a3);
-                    w = high(q, d2, m2);
-                    int ch = cl + 32;
-                    b0 = w.fma(FloatVector.fromArray(F, x, xOffset + ch), b0);
-                    b1 = w.fma(FloatVector.fromArray(F, x, x1 + ch), b1);
-                    b2 = w.fma(FloatVector.fromArray(F, x, x2 + ch), b2);
-                    b3 = w.fma(FloatVector.fromArray(F, x, x3 + ch), b3);
-                }
-            }
-        }
-        out[outIndex] = sum(a0.add(b0));
-        out[outIndex + rows] = sum(a1.add(b1));
-        out[outIndex + 2 * rows] = sum(a2.add(b2));
-        out[outIndex + 3 * rows] = sum(a3.add(b3));
+    public void dequantizeRow(int row, float[] out, int offset) {
+        ReferenceDequantizer.dequantize(GGMLType.Q4_K, data, row * rowBytes, cols, out, offset);
     }
 }

@@ -1,6 +1,7 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -24,11 +25,17 @@ final class Q5_1Matrix extends BlockMatrix {
             int qh = data.get(U32, at + 4);
             for (int k = 0; k < 16; k += step) {
                 var q = bytes(at + 8 + k);
-                var lo = q.lanewise(VectorOperators.AND, 0xF).or(Q5_0Matrix.fifthBits(qh >>> k));
-                var hi = q.lanewise(VectorOperators.LSHR, 4).or(Q5_0Matrix.fifthBits(qh >>> (16 + k)));
+                var lo = q.lanewise(VectorOperators.AND, 0xF).or(fifthBits(qh >>> k));
+                var hi = q.lanewise(VectorOperators.LSHR, 4).or(fifthBits(qh >>> (16 + k)));
                 toFloat(lo).mul(d).add(m).intoArray(out, o + k);
                 toFloat(hi).mul(d).add(m).intoArray(out, o + 16 + k);
             }
         }
+    }
+
+    /** Lane i gets bit i of {@code bits} as 16 or 0. */
+    private static IntVector fifthBits(int bits) {
+        return IntVector.broadcast(I, bits).lanewise(VectorOperators.LSHR, LANE).lanewise(VectorOperators.AND, 1)
+                .lanewise(VectorOperators.LSHL, 4);
     }
 }

@@ -1,7 +1,7 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
-import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -14,81 +14,66 @@ import java.lang.foreign.ValueLayout;
  * ({@code k < 4}, {@code l < 32}) is nibble {@code k / 2} of low byte {@code l + 32 (k % 2)} with bits
  * {@code 2k} of high byte {@code l} above it, minus 32, times {@code d * scale[2k + l / 16]}.
  *
- * <p>{@link #dot} is fused (weights decoded in registers, never stored), one vector at a time so that
- * the loop body stays small enough for C2 to inline every vector operation; it keeps the order of
- * {@link BlockMatrix}'s loops (vectors alternately into two accumulators), whose {@link #dot4} this
- * class keeps: fused, four activation rows made the loop too big for C2, and slower.
+ * <p>With the activations in Q8_K blocks, a super-block's share is {@code d * xd * sum(scale * sum(q * xq))}
+ * over its sixteen 16-value groups: one 16-lane product per group (at most 32 * 127 per lane), its pair
+ * sums times the group's scale, all in integers. Each 16 bytes of high bits serve four groups and each
+ * 16 bytes of nibbles two, so they are read once per 16 values of {@code l}.
  */
-final class Q6_KMatrix extends BlockMatrix {
-    private static final int BLOCK = 256;
+final class Q6_KMatrix extends IntDotMatrix {
+    private static final int SUPER_BLOCK = 256;
     private static final int BLOCK_BYTES = 210;
 
     Q6_KMatrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q6_K, rows, cols, data);
+        super(GGMLType.Q6_K, rows, cols, data, Q8Activations.Q8_K);
     }
 
-    private float scale(long at, float d) {
-        return d * data.get(ValueLayout.JAVA_BYTE, at);
-    }
-
-    @Override
-    void decode(long at, int count, float[] out) {
-        for (int o = 0; o < count; o += BLOCK, at += BLOCK_BYTES) {
-            float d = half(at + 208);
-            for (int n = 0; n < 2; n++) {
-                long ql = at + 64 * n, qh = at + 128 + 32 * n, sc = at + 192 + 8 * n;
-                for (int k = 0; k < 4; k++) {
-                    decode32(ql + 32 * (k % 2), 4 * (k / 2), qh, 2 * k, sc + 2 * k, d, out, o + 128 * n + 32 * k);
-                }
-            }
-        }
-    }
+    @Override public GGMLType type() { return GGMLType.Q6_K; }
 
     /**
-     * 32 values (bit for bit {@link #weights}): the nibbles at bit {@code lowShift} of the bytes at {@code ql} under bits
-     * {@code highShift} of those at {@code qh}, minus 32, times {@code d} and the scales at {@code sc}
-     * (one per 16 values). One output per method: C2's node budget runs out (and vectors get boxed) when
-     * a method holds more.
+     * The super-block at {@code block} with the activations from {@code c}: the sum over its sixteen
+     * 16-value groups of {@code scale * sum(q * xq)}, exact, so the lanes may be added in any order. One
+     * group per pass of a loop that C2 does not unroll while inlining: a body with the groups written
+     * out outgrows its inlining node budget, and the vector operations it then leaves as calls are
+     * boxed (ten times slower).
      */
-    private void decode32(long ql, int lowShift, long qh, int highShift, long sc, float d, float[] out, int o) {
-        int step = F.length();
-        for (int l = 0; l < 32; l += step) {
-            var low = rawBytes(ql + l).lanewise(VectorOperators.ASHR, lowShift).lanewise(VectorOperators.AND, 0xF);
-            var high = rawBytes(qh + l).lanewise(VectorOperators.ASHR, highShift).lanewise(VectorOperators.AND, 3);
-            toFloat(low.or(high.lanewise(VectorOperators.LSHL, 4)).sub(32)).mul(scale(sc + l / 16, d))
-                    .intoArray(out, o + l);
+    private int integerDot(long block, Q8Activations x, int c) {
+        var isum = IntVector.zero(I8);
+        for (int g = 0; g < 16; g++) {
+            int n = g / 8, k = (g / 2) % 4, h = g % 2; // half, quarter, which 16 of the quarter's 32
+            long ql = block + 64 * n + 32 * (k % 2) + 16 * h;
+            long qh = block + 128 + 32 * n + 16 * h;
+            // shifts by constants only: a count C2 cannot see as constant is not compiled to vector code
+            var low = bytes(ql);
+            if (k >= 2) low = low.lanewise(VectorOperators.ASHR, 4);
+            var bits = bytes(qh);
+            var high = switch (k) { // bits 2k and 2k + 1, moved to bits 4 and 5
+                case 0 -> bits.lanewise(VectorOperators.LSHL, 4);
+                case 1 -> bits.lanewise(VectorOperators.LSHL, 2);
+                case 2 -> bits;
+                default -> bits.lanewise(VectorOperators.ASHR, 2);
+            };
+            low = low.and((short) 0x0F);
+            high = high.and((short) 0x30);
+            var w = low.or(high).sub((short) 32);
+            int scale = data.get(ValueLayout.JAVA_BYTE, block + 192 + 8 * n + 2 * k + h);
+            isum = isum.add(smallPairSums(w.mul(activations(x, c + 128 * n + 32 * k + 16 * h))).mul(scale));
         }
-    }
-
-    /** Quarter {@code k}'s weights at {@code l}: see the class comment. */
-    private FloatVector weights(long ql, long qh, long sc, int k, int l, float d) {
-        int lowShift = 4 * (k / 2), highShift = 2 * k;
-        var low = rawBytes(ql + 32 * (k % 2) + l).lanewise(VectorOperators.ASHR, lowShift)
-                .lanewise(VectorOperators.AND, 0xF);
-        var high = rawBytes(qh + l).lanewise(VectorOperators.ASHR, highShift).lanewise(VectorOperators.AND, 3);
-        return toFloat(low.or(high.lanewise(VectorOperators.LSHL, 4)).sub(32)).mul(scale(sc + 2 * k + l / 16, d));
+        return isum.reduceLanes(VectorOperators.ADD);
     }
 
     @Override
-    float dot(long rowOffset, float[] x, int xOffset) {
-        int step = F.length();
-        var acc0 = FloatVector.zero(F);
-        var acc1 = FloatVector.zero(F);
+    float dot(long rowOffset, Q8Activations x, int b) {
+        float acc = 0f;
         long block = rowOffset;
-        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
-            float d = half(block + 208);
-            for (int n = 0; n < 2; n++) {
-                long ql = block + 64 * n, qh = block + 128 + 32 * n, sc = block + 192 + 8 * n;
-                int xn = xOffset + c + 128 * n;
-                for (int k = 0; k < 4; k++) {
-                    int xk = xn + 32 * k;
-                    for (int l = 0; l < 32; l += 2 * step) {
-                        acc0 = weights(ql, qh, sc, k, l, d).fma(FloatVector.fromArray(F, x, xk + l), acc0);
-                        acc1 = weights(ql, qh, sc, k, l + step, d).fma(FloatVector.fromArray(F, x, xk + l + step), acc1);
-                    }
-                }
-            }
+        int s = b * x.blocksPerRow;
+        for (int c = b * cols, end = c + cols; c < end; c += SUPER_BLOCK, block += BLOCK_BYTES, s++) {
+            acc += scale(block + 208) * x.d[s] * integerDot(block, x, c);
         }
-        return sum(acc0.add(acc1));
+        return acc;
+    }
+
+    @Override
+    public void dequantizeRow(int row, float[] out, int offset) {
+        ReferenceDequantizer.dequantize(GGMLType.Q6_K, data, row * rowBytes, cols, out, offset);
     }
 }

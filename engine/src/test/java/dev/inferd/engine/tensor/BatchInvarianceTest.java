@@ -52,7 +52,7 @@ class BatchInvarianceTest {
             m.multiply(row, 1, alone);
             // enough rounds for the JIT to compile both the one-row and the four-row kernel
             for (int round = 0; round < 20; round++) {
-                for (int batch = 1; batch <= 9; batch++) {
+                for (int batch : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 17}) {
                     float[] x = QuantizerTest.randomValues(batch * cols, 100 + round * 10 + batch);
                     int place = (round + batch) % batch;
                     System.arraycopy(row, 0, x, place * cols, cols);

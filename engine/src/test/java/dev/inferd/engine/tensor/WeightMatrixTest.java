@@ -70,33 +70,42 @@ class WeightMatrixTest {
             float[] out = new float[batch * rows];
             m.multiply(x, batch, out);
             float[] expected = reference(m, bytes, x, batch);
-            // Decoding batches of Q4_0 quantize the activations to int8 blocks as llama.cpp does: each x
-            // moves by at most half a step (max |x| of its block / 254), which bounds the error by
-            // sum |w| * step / 2; elsewhere the error is float rounding only.
-            boolean int8Activations = batch < 4 && type == GGMLType.Q4_0;
             // error relative to the size of the terms: |sum| can cancel to near zero
             float[] w = Quantizer.dequantize(type, bytes, rows * cols);
             for (int i = 0; i < out.length; i++) {
                 int b = i / rows;
-                double scale = 0;
-                double quantization = 0;
                 int r = i % rows;
-                for (int c = 0; c < cols; c++) {
-                    scale += Math.abs((double) w[r * cols + c] * x[b * cols + c]);
-                    if (int8Activations && c % 32 == 0) {
-                        double amax = 0, wsum = 0;
-                        for (int j = c; j < c + 32; j++) {
-                            amax = Math.max(amax, Math.abs(x[b * cols + j]));
-                            wsum += Math.abs(w[r * cols + j]);
-                        }
-                        quantization += wsum * amax / 254;
-                    }
-                }
+                double scale = 0;
+                for (int c = 0; c < cols; c++) scale += Math.abs((double) w[r * cols + c] * x[b * cols + c]);
                 assertThat((double) Math.abs(out[i] - expected[i]))
                         .as("%s %dx%d batch %d at %d", type, rows, cols, batch, i)
-                        .isLessThanOrEqualTo(scale * 1e-5 + 1e-6 + quantization);
+                        .isLessThanOrEqualTo(scale * 1e-5 + 1e-6 + activationQuantization(m, w, x, r, b));
             }
         }
+    }
+
+    /**
+     * The most that quantizing the activations to int8 blocks (as llama.cpp does, for the types that
+     * multiply in integers) can move row {@code r}'s product with entry {@code b}: each x moves by at
+     * most half a step (max |x| of its block / 254) plus the rounding of the step (fp16 for Q8_0 blocks:
+     * 2^-11 of max |x|), so the product by at most sum |w| times that. Zero for the types that multiply
+     * in floats.
+     */
+    static double activationQuantization(WeightMatrix m, float[] w, float[] x, int r, int b) {
+        if (!(m instanceof IntDotMatrix matrix)) return 0;
+        int cols = m.cols();
+        int block = matrix.activationBlock();
+        double stepRounding = block == Q8Activations.Q8_0 ? 1.0 / 2048 : 1e-6;
+        double bound = 0;
+        for (int c = 0; c < cols; c += block) {
+            double amax = 0, wsum = 0;
+            for (int j = c; j < c + block; j++) {
+                amax = Math.max(amax, Math.abs(x[b * cols + j]));
+                wsum += Math.abs(w[r * cols + j]);
+            }
+            bound += wsum * amax * (1.0 / 254 + stepRounding);
+        }
+        return bound;
     }
 
     @ParameterizedTest

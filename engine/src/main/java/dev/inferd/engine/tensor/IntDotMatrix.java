@@ -1,0 +1,117 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Weight types whose blocks line up with 32-value activation blocks, multiplied with activations quantized to the
+ * same blocks ({@link Q8Activations}), as llama.cpp does: per block an exact integer dot product of the
+ * int8 values, then one float multiply-add by the two scales. On these machines that is about 1.7x the
+ * speed of widening every weight to a float.
+ *
+ * <p>The integer products are 16-bit (weights and activations widened to shorts, x86's {@code pmullw}),
+ * their pairs summed to 32-bit lanes with shifts (what {@code pmaddwd} does in one instruction, which
+ * the Vector API does not expose). The kernels use 256-bit vectors whatever the machine's widest.
+ *
+ * <p>Every batch size takes the same kernels ({@link #dot} alone, {@link #dot2} for two activation
+ * rows): the per-block integer sums are exact, and each row's float operations are the same in both,
+ * so a row's result never depends on its batch.
+ */
+abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0Matrix, Q5_0Matrix, Q4_KMatrix, Q6_KMatrix {
+    static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+    static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
+    static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
+    /** Values per block for the Q8_0-like types. */
+    static final int BLOCK = Q8Activations.Q8_0;
+
+    /** {@link Q8Activations#Q8_0} or {@link Q8Activations#Q8_K}: how this type wants its activations. */
+    private final int activationBlock;
+
+    IntDotMatrix(GGMLType type, int rows, int cols, MemorySegment data, int activationBlock) {
+        super(type, rows, cols, data);
+        this.activationBlock = activationBlock;
+    }
+
+    final int activationBlock() {
+        return activationBlock;
+    }
+
+    /** Row {@code rowOffset} with entry {@code b} of the quantized activations. */
+    abstract float dot(long rowOffset, Q8Activations x, int b);
+
+    /**
+     * The same row with entries {@code b} and {@code b + 1}, into {@code out[outIndex]} and
+     * {@code out[outIndex + rows]}; each as {@link #dot}. A type whose weights are cheap to decode
+     * against their products decodes them once for both; by default each entry takes {@link #dot}.
+     * Two, not four: a four-row body exceeds C2's inlining node budget, and a vector helper it then
+     * leaves out of line is boxed on the heap, which made prefill slower than decoding.
+     */
+    void dot2(long rowOffset, Q8Activations x, int b, float[] out, int outIndex) {
+        out[outIndex] = dot(rowOffset, x, b);
+        out[outIndex + rows] = dot(rowOffset, x, b + 1);
+    }
+
+    @Override
+    final int prepare(Job job) {
+        job.quantized.quantize(job.x, job.batch, cols, activationBlock);
+        return rowTasks();
+    }
+
+    @Override
+    final float rowDot(Job job, long rowOffset, int b) {
+        return dot(rowOffset, job.quantized, b);
+    }
+
+    @Override
+    final void rowDot4(Job job, long rowOffset, int b, int outIndex) {
+        for (int k = 0; k < 4; k += 2) dot2(rowOffset, job.quantized, b + k, job.out, outIndex + k * rows);
+    }
+
+    /** 16 bytes at {@code at}, sign-extended to shorts. */
+    final ShortVector bytes(long at) {
+        return (ShortVector) ByteVector.fromMemorySegment(B16, data, at, LE).convertShape(VectorOperators.B2S, S16, 0);
+    }
+
+    final float scale(long at) {
+        return Float.float16ToFloat(data.get(HALF, at));
+    }
+
+    /** 16 activation values from {@code at}. */
+    static ShortVector activations(Q8Activations x, int at) {
+        return ShortVector.fromArray(S16, x.q, at);
+    }
+
+    /** The 16 lanes added in adjacent pairs into 8 int lanes: exact for any 16-bit values. */
+    static IntVector pairSums(ShortVector products) {
+        var pairs = (IntVector) products.reinterpretAsInts();
+        return pairs.lanewise(VectorOperators.ASHR, 16)
+                .add(pairs.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+    }
+
+    /**
+     * {@link #pairSums} in one operation fewer, for callers whose every pair sum fits in 16 bits: adding
+     * the int lane shifted up by 16 puts low + high in the upper half (no carry comes up from the lower
+     * half, which is added to zero), and an arithmetic shift brings it down, sign and all.
+     */
+    static IntVector smallPairSums(ShortVector products) {
+        var pairs = (IntVector) products.reinterpretAsInts();
+        return pairs.add(pairs.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+    }
+
+    /** {@code acc + sums * scale}, lane by lane. */
+    static FloatVector accumulate(IntVector sums, float scale, FloatVector acc) {
+        return ((FloatVector) sums.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, scale), acc);
+    }
+}

@@ -1,0 +1,103 @@
+package dev.inferd.engine.tensor;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * A batch of activation rows quantized to int8 the way llama.cpp quantizes them for the same weight
+ * types, so that the integer kernels see llama.cpp's numbers. Two layouts:
+ * <ul>
+ *   <li>{@link #Q8_0}, blocks of 32 (ggml's {@code quantize_row_q8_0} on x86): {@code d = max|x| / 127}
+ *       rounded to fp16, {@code q = x * (127 / max|x|)};</li>
+ *   <li>{@link #Q8_K}, blocks of 256 for the k-quants ({@code quantize_row_q8_K}): with {@code m} the
+ *       value of largest magnitude, {@code q = min(127, x * (-127 / m))} and {@code d = 1 / (-127 / m)},
+ *       a float.</li>
+ * </ul>
+ * Both round to the nearest integer, ties to even. Each row is quantized on its own, so a row's blocks
+ * do not depend on the batch around it. The sum of every 32 q is kept as well, for weight types that
+ * subtract a minimum per 32 values.
+ *
+ * <p>The q are stored widened to shorts, the width the kernels multiply at: every weight row reads
+ * them again, and widening once here saves a conversion per block per row.
+ */
+final class Q8Activations {
+    /** The layout of ggml's Q8_0 (scale per 32 values). */
+    static final int Q8_0 = 32;
+    /** The layout of ggml's Q8_K (scale per 256 values). */
+    static final int Q8_K = 256;
+    /** Values per entry of {@link #sums}. */
+    static final int SUM_BLOCK = 32;
+    private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+    private static final VectorSpecies<Short> S8 = ShortVector.SPECIES_128;
+    /** 1.5 * 2^23: adding and subtracting it rounds a float of magnitude under 2^22 to an integer, ties to even. */
+    private static final float ROUNDING = 12582912f;
+
+    /** {@code q[b * cols + c]}: entry b's value c. */
+    short[] q = new short[0];
+    /** {@code d[b * blocksPerRow + k]}: the scale of entry b's block k. */
+    float[] d = new float[0];
+    /** {@code sums[b * sumsPerRow + k]}: the sum of entry b's q from {@code 32k} to {@code 32k + 31}. */
+    int[] sums = new int[0];
+    int cols;
+    /** {@link #Q8_0} or {@link #Q8_K}. */
+    int block;
+    int blocksPerRow;
+    int sumsPerRow;
+
+    void quantize(float[] x, int batch, int cols, int block) {
+        if (cols % block != 0) throw new IllegalArgumentException("row length " + cols + " is not a multiple of " + block);
+        this.cols = cols;
+        this.block = block;
+        this.blocksPerRow = cols / block;
+        this.sumsPerRow = cols / SUM_BLOCK;
+        if (q.length < batch * cols) q = new short[batch * cols];
+        if (d.length < batch * blocksPerRow) d = new float[batch * blocksPerRow];
+        if (sums.length < batch * sumsPerRow) sums = new int[batch * sumsPerRow];
+        int blocks = batch * blocksPerRow;
+        for (int k = 0; k < blocks; k++) {
+            int at = k * block;
+            if (block == Q8_0) {
+                float max = absMax(x, at, block);
+                d[k] = Float.float16ToFloat(Float.floatToFloat16(max / 127f));
+                scale(x, at, block, max != 0f ? 127f / max : 0f);
+            } else {
+                float max = signedMax(x, at, block);
+                float inverse = max != 0f ? -127f / max : 0f;
+                d[k] = max != 0f ? 1f / inverse : 0f;
+                scale(x, at, block, inverse);
+            }
+        }
+    }
+
+    private static float absMax(float[] x, int at, int n) {
+        var amax = FloatVector.zero(F8);
+        for (int i = 0; i < n; i += F8.length()) amax = amax.max(FloatVector.fromArray(F8, x, at + i).abs());
+        return amax.reduceLanes(VectorOperators.MAX); // exact in any order
+    }
+
+    /** The first value of the largest magnitude. */
+    private static float signedMax(float[] x, int at, int n) {
+        float amax = absMax(x, at, n);
+        for (int i = at; i < at + n; i++) {
+            if (Math.abs(x[i]) == amax) return x[i];
+        }
+        return 0f; // NaNs: no value equals the maximum
+    }
+
+    /** {@code q = min(127, round(x * inverse))} for {@code x[at .. at + n)}, and their sums per 32. */
+    private void scale(float[] x, int at, int n, float inverse) {
+        for (int s = at; s < at + n; s += SUM_BLOCK) {
+            var sum = IntVector.zero(IntVector.SPECIES_256);
+            for (int i = s; i < s + SUM_BLOCK; i += F8.length()) {
+                var scaled = FloatVector.fromArray(F8, x, i).mul(inverse).add(ROUNDING).sub(ROUNDING);
+                var ints = ((IntVector) scaled.convert(VectorOperators.F2I, 0)).min(127);
+                sum = sum.add(ints);
+                ((ShortVector) ints.convertShape(VectorOperators.I2S, S8, 0)).intoArray(q, i);
+            }
+            sums[s / SUM_BLOCK] = sum.reduceLanes(VectorOperators.ADD);
+        }
+    }
+}
