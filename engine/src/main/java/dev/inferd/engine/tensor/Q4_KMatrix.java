@@ -26,6 +26,9 @@ final class Q4_KMatrix extends IntDotMatrix {
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
 
+    /** Per thread: {@link #integerDots}'s two results. */
+    private static final ThreadLocal<int[]> PAIR = ThreadLocal.withInitial(() -> new int[2]);
+
     Q4_KMatrix(int rows, int cols, MemorySegment data) {
         super(GGMLType.Q4_K, rows, cols, data, Q8Activations.Q8_K);
     }
@@ -95,6 +98,46 @@ final class Q4_KMatrix extends IntDotMatrix {
                     - scale(block + 2) * xd * minSum(mins(block), x.sums, s * 8);
         }
         return acc;
+    }
+
+    /** {@link #integerDot(long, Q8Activations, int, long)} for the activations from {@code c0} and {@code c1} at once, into {@code pair}. */
+    private void integerDots(long block, Q8Activations x, int c0, int c1, long scales, int[] pair) {
+        var isum0 = IntVector.zero(I8);
+        var isum1 = IntVector.zero(I8);
+        for (int j = 0; j < 8; j++) {
+            long qs = block + 16 + 32 * (j / 2);
+            var w0 = bytes(qs);
+            var w1 = bytes(qs + HALF_BLOCK);
+            if (j % 2 == 1) {
+                w0 = w0.lanewise(VectorOperators.ASHR, 4);
+                w1 = w1.lanewise(VectorOperators.ASHR, 4);
+            }
+            w0 = w0.and((short) 0x0F);
+            w1 = w1.and((short) 0x0F);
+            int scale = sixBits(scales, j);
+            int at0 = c0 + 32 * j, at1 = c1 + 32 * j;
+            isum0 = isum0.add(smallPairSums(w0.mul(activations(x, at0)).add(w1.mul(activations(x, at0 + HALF_BLOCK)))).mul(scale));
+            isum1 = isum1.add(smallPairSums(w0.mul(activations(x, at1)).add(w1.mul(activations(x, at1 + HALF_BLOCK)))).mul(scale));
+        }
+        pair[0] = isum0.reduceLanes(VectorOperators.ADD);
+        pair[1] = isum1.reduceLanes(VectorOperators.ADD);
+    }
+
+    @Override
+    void dot2(long rowOffset, Q8Activations x, int b, float[] out, int outIndex) {
+        int[] pair = PAIR.get();
+        float acc0 = 0f, acc1 = 0f;
+        long block = rowOffset;
+        int s0 = b * x.blocksPerRow, s1 = s0 + x.blocksPerRow;
+        for (int c0 = b * cols, end = c0 + cols; c0 < end; c0 += SUPER_BLOCK, block += BLOCK_BYTES, s0++, s1++) {
+            long mins = mins(block);
+            integerDots(block, x, c0, c0 + cols, scales(block), pair);
+            float xd0 = x.d[s0], xd1 = x.d[s1];
+            acc0 += scale(block) * xd0 * pair[0] - scale(block + 2) * xd0 * minSum(mins, x.sums, s0 * 8);
+            acc1 += scale(block) * xd1 * pair[1] - scale(block + 2) * xd1 * minSum(mins, x.sums, s1 * 8);
+        }
+        out[outIndex] = acc0;
+        out[outIndex + rows] = acc1;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -23,6 +24,9 @@ final class Q6_KMatrix extends IntDotMatrix {
     private static final int SUPER_BLOCK = 256;
     private static final int BLOCK_BYTES = 210;
 
+    /** Per thread: the 8 lanes of a super-block's integer sum. */
+    private static final ThreadLocal<int[]> LANES = ThreadLocal.withInitial(() -> new int[8]);
+
     Q6_KMatrix(int rows, int cols, MemorySegment data) {
         super(GGMLType.Q6_K, rows, cols, data, Q8Activations.Q8_K);
     }
@@ -31,43 +35,58 @@ final class Q6_KMatrix extends IntDotMatrix {
 
     /**
      * The super-block at {@code block} with the activations from {@code c}: the sum over its sixteen
-     * 16-value groups of {@code scale * sum(q * xq)}, exact, so the lanes may be added in any order. One
-     * group per pass of a loop that C2 does not unroll while inlining: a body with the groups written
-     * out outgrows its inlining node budget, and the vector operations it then leaves as calls are
-     * boxed (ten times slower).
+     * 16-value groups of {@code scale * sum(q * xq)}, exact, so the lanes may be added in any order.
      */
-    private int integerDot(long block, Q8Activations x, int c) {
-        var isum = IntVector.zero(I8);
-        for (int g = 0; g < 16; g++) {
-            int n = g / 8, k = (g / 2) % 4, h = g % 2; // half, quarter, which 16 of the quarter's 32
-            long ql = block + 64 * n + 32 * (k % 2) + 16 * h;
-            long qh = block + 128 + 32 * n + 16 * h;
-            // shifts by constants only: a count C2 cannot see as constant is not compiled to vector code
-            var low = bytes(ql);
-            if (k >= 2) low = low.lanewise(VectorOperators.ASHR, 4);
-            var bits = bytes(qh);
-            var high = switch (k) { // bits 2k and 2k + 1, moved to bits 4 and 5
-                case 0 -> bits.lanewise(VectorOperators.LSHL, 4);
-                case 1 -> bits.lanewise(VectorOperators.LSHL, 2);
-                case 2 -> bits;
-                default -> bits.lanewise(VectorOperators.ASHR, 2);
-            };
-            low = low.and((short) 0x0F);
-            high = high.and((short) 0x30);
-            var w = low.or(high).sub((short) 32);
-            int scale = data.get(ValueLayout.JAVA_BYTE, block + 192 + 8 * n + 2 * k + h);
-            isum = isum.add(smallPairSums(w.mul(activations(x, c + 128 * n + 32 * k + 16 * h))).mul(scale));
+    private int integerDot(long block, Q8Activations x, int c, int[] lanes) {
+        java.util.Arrays.fill(lanes, 0);
+        for (int n = 0; n < 2; n++) {
+            for (int k = 0; k < 4; k++) {
+                for (int h = 0; h < 2; h++) {
+                    group(block + 64 * n + 32 * (k % 2) + 16 * h, k, block + 128 + 32 * n + 16 * h,
+                            data.get(ValueLayout.JAVA_BYTE, block + 192 + 8 * n + 2 * k + h), x, c + 128 * n + 32 * k + 16 * h, lanes);
+                }
+            }
         }
-        return isum.reduceLanes(VectorOperators.ADD);
+        return IntVector.fromArray(I8, lanes, 0).reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * Adds one 16-value group's {@code scale * sum(q * xq)} (8 lanes) into {@code lanes}: for quarter k,
+     * nibble {@code k / 2} of the bytes at {@code ql} under bits {@code 2k} of those at {@code qh}, minus 32. One group per call, its lanes kept in an array: every vector stays inside a method small
+     * enough for C2's inlining node budget (vectors that cross a call it does not inline are boxed, ten
+     * times slower).
+     */
+    private void group(long ql, int quarter, long qh, int scale, Q8Activations x, int at, int[] lanes) {
+        // shifts by constants: by a variable count, 16-bit lanes are shifted in an emulation twice as slow
+        var low = bytes(ql);
+        var bits = bytes(qh);
+        ShortVector high;
+        switch (quarter) { // the nibble, and the high bits 2k and 2k + 1 moved to bits 4 and 5
+            case 0 -> high = bits.lanewise(VectorOperators.LSHL, 4);
+            case 1 -> high = bits.lanewise(VectorOperators.LSHL, 2);
+            case 2 -> {
+                low = low.lanewise(VectorOperators.ASHR, 4);
+                high = bits;
+            }
+            default -> {
+                low = low.lanewise(VectorOperators.ASHR, 4);
+                high = bits.lanewise(VectorOperators.ASHR, 2);
+            }
+        }
+        low = low.and((short) 0x0F);
+        high = high.and((short) 0x30);
+        var products = low.or(high).sub((short) 32).mul(activations(x, at));
+        IntVector.fromArray(I8, lanes, 0).add(smallPairSums(products).mul(scale)).intoArray(lanes, 0);
     }
 
     @Override
     float dot(long rowOffset, Q8Activations x, int b) {
+        int[] lanes = LANES.get();
         float acc = 0f;
         long block = rowOffset;
         int s = b * x.blocksPerRow;
         for (int c = b * cols, end = c + cols; c < end; c += SUPER_BLOCK, block += BLOCK_BYTES, s++) {
-            acc += scale(block + 208) * x.d[s] * integerDot(block, x, c);
+            acc += scale(block + 208) * x.d[s] * integerDot(block, x, c, lanes);
         }
         return acc;
     }
