@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot*"})
 public class MatMulBenchmark {
     private static final long CYCLED_BYTES = 256L << 20;
 

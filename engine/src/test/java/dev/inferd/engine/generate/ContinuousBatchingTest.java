@@ -124,26 +124,32 @@ class ContinuousBatchingTest {
 
     @Test
     void greedyOutputIsTheSameAloneAndInterleavedWithRequestsJoiningMidway() throws Exception {
-        checkInterleavedEqualsAlone(SamplingParams.GREEDY);
+        // steps of up to 64 tokens, and prompts of three sentences: a joining prompt and the others'
+        // decodes make batches past 16
+        checkInterleavedEqualsAlone(SamplingParams.GREEDY, 64);
     }
 
     @Test
     void seededSamplingIsTheSameAloneAndInterleaved() throws Exception {
-        checkInterleavedEqualsAlone(SEEDED);
+        checkInterleavedEqualsAlone(SEEDED, 8);
     }
 
-    private void checkInterleavedEqualsAlone(SamplingParams sampling) throws Exception {
+    private void checkInterleavedEqualsAlone(SamplingParams sampling, int stepTokens) throws Exception {
         int[] lengths = {60, 25, 45, 35, 50};
-        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(4).withStepTokens(8))) {
+        String[] prompts = new String[lengths.length];
+        for (int i = 0; i < lengths.length; i++) {
+            prompts[i] = stepTokens <= 8 ? PROMPTS[i] : PROMPTS[i] + ". " + PROMPTS[i + 1] + ". " + PROMPTS[i + 2];
+        }
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(4).withStepTokens(stepTokens))) {
             List<Run> runs = new ArrayList<>();
             for (int i = 0; i < lengths.length; i++) {
-                runs.add(start(g, request(g, PROMPTS[i], lengths[i], sampling), new Recorder(1)));
+                runs.add(start(g, request(g, prompts[i], lengths[i], sampling), new Recorder(1)));
                 awaitEvents(runs.getLast().recorder(), 3 + i); // the next one joins while this one decodes
             }
             for (int i = 0; i < lengths.length; i++) {
                 join(runs.get(i));
                 assertThat(runs.get(i).recorder().ids()).as("request %d", i)
-                        .hasSize(lengths[i]).isEqualTo(soloIds(PROMPTS[i], lengths[i], sampling));
+                        .hasSize(lengths[i]).isEqualTo(soloIds(prompts[i], lengths[i], sampling));
             }
             assertThat(g.stats().steps()).isLessThan(lengths[0] + lengths[1] + lengths[2] + lengths[3] + lengths[4]);
         }

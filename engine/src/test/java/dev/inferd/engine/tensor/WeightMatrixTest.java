@@ -54,7 +54,7 @@ class WeightMatrixTest {
         checkMultiply(type, 700, 96, 1); // big enough to be split over the pool
         checkMultiply(type, 300, 416, 9);
         checkMultiply(type, 300, 416, 2);
-        // prefill-sized batches take the tiled product: rows not a multiple of its tile, batch not of its register tile
+        // prefill-sized batches: rows not a multiple of a task's share, batch not a multiple of four
         checkMultiply(type, ROWS, 96, 17);
         checkMultiply(type, 300, 416, 23);
     }
