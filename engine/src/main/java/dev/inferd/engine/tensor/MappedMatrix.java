@@ -19,10 +19,11 @@ import java.lang.foreign.MemorySegment;
  * on the pool, each row meeting the batch one activation row ({@link #rowDot}) or four
  * ({@link #rowDot4}, decoding the weights once for all four) at a time.
  *
- * <p>The kernels ({@code dot}, {@code dot2}, {@code dot4}) must each compile as a unit of its own: the
- * launcher passes {@code -XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot*}. Inlined into
+ * <p>The batched kernels ({@code dot2}, {@code dot4}) must each compile as a unit of its own: the
+ * launcher (and the test and JMH JVMs) pass {@code -XX:CompileCommand=dontinline} for them. Inlined into
  * their callers, the unit can outgrow C2's inlining node budget, and the vector values it then leaves in
- * calls are boxed on the heap: the same run measured ten times slower on some starts and not others.
+ * calls are boxed on the heap: prefill measured ten times slower on some starts and not others. The
+ * one-row {@code dot} stays inlinable: kept out of line, decoding measured a quarter slower.
  *
  * <p>Whatever the family, a row's product with an activation row is computed by the same operations in
  * the same order whatever the batch it arrives in: continuous batching puts a sequence beside any others,
