@@ -63,6 +63,15 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
         out[outIndex + rows] = dot(rowOffset, x, b + 1);
     }
 
+    /**
+     * Plain scalar decoding, bit for bit ggml's: rows are dequantized only for embedding lookups and
+     * small tensors. Q8_0 and Q4_0, which {@link ReferenceDequantizer} leaves out, decode with vectors.
+     */
+    @Override
+    public void dequantizeRow(int row, float[] out, int offset) {
+        ReferenceDequantizer.dequantize(type(), data, row * rowBytes, cols, out, offset);
+    }
+
     @Override
     final int prepare(Job job) {
         job.quantized.quantize(job.x, job.batch, cols, activationBlock);

@@ -139,9 +139,4 @@ final class Q4_KMatrix extends IntDotMatrix {
         out[outIndex] = acc0;
         out[outIndex + rows] = acc1;
     }
-
-    @Override
-    public void dequantizeRow(int row, float[] out, int offset) {
-        ReferenceDequantizer.dequantize(GGMLType.Q4_K, data, row * rowBytes, cols, out, offset);
-    }
 }

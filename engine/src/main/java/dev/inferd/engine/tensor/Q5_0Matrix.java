@@ -77,9 +77,4 @@ final class Q5_0Matrix extends IntDotMatrix {
         out[outIndex] = sum(a0);
         out[outIndex + rows] = sum(a1);
     }
-
-    @Override
-    public void dequantizeRow(int row, float[] out, int offset) {
-        ReferenceDequantizer.dequantize(GGMLType.Q5_0, data, row * rowBytes, cols, out, offset);
-    }
 }

@@ -7,6 +7,7 @@ import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /**
  * Q6_K weights: super-blocks of 256 values as 128 bytes of low nibbles, 64 bytes of 2-bit high parts,
@@ -17,8 +18,9 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>With the activations in Q8_K blocks, a super-block's share is {@code d * xd * sum(scale * sum(q * xq))}
  * over its sixteen 16-value groups: one 16-lane product per group (at most 32 * 127 per lane), its pair
- * sums times the group's scale, all in integers. Each 16 bytes of high bits serve four groups and each
- * 16 bytes of nibbles two, so they are read once per 16 values of {@code l}.
+ * sums times the group's scale, all in integers. Each group reads its own 16 bytes of nibbles and of
+ * high bits (the same bytes serve two and four groups, and stay in L1): decoding several groups at once
+ * made the method too big for C2.
  */
 final class Q6_KMatrix extends IntDotMatrix {
     private static final int SUPER_BLOCK = 256;
@@ -38,7 +40,7 @@ final class Q6_KMatrix extends IntDotMatrix {
      * 16-value groups of {@code scale * sum(q * xq)}, exact, so the lanes may be added in any order.
      */
     private int integerDot(long block, Q8Activations x, int c, int[] lanes) {
-        java.util.Arrays.fill(lanes, 0);
+        Arrays.fill(lanes, 0);
         for (int n = 0; n < 2; n++) {
             for (int k = 0; k < 4; k++) {
                 for (int h = 0; h < 2; h++) {
@@ -89,10 +91,5 @@ final class Q6_KMatrix extends IntDotMatrix {
             acc += scale(block + 208) * x.d[s] * integerDot(block, x, c, lanes);
         }
         return acc;
-    }
-
-    @Override
-    public void dequantizeRow(int row, float[] out, int offset) {
-        ReferenceDequantizer.dequantize(GGMLType.Q6_K, data, row * rowBytes, cols, out, offset);
     }
 }

@@ -41,16 +41,11 @@ final class Q8Activations {
     float[] d = new float[0];
     /** {@code sums[b * sumsPerRow + k]}: the sum of entry b's q from {@code 32k} to {@code 32k + 31}. */
     int[] sums = new int[0];
-    int cols;
-    /** {@link #Q8_0} or {@link #Q8_K}. */
-    int block;
     int blocksPerRow;
     int sumsPerRow;
 
     void quantize(float[] x, int batch, int cols, int block) {
         if (cols % block != 0) throw new IllegalArgumentException("row length " + cols + " is not a multiple of " + block);
-        this.cols = cols;
-        this.block = block;
         this.blocksPerRow = cols / block;
         this.sumsPerRow = cols / SUM_BLOCK;
         if (q.length < batch * cols) q = new short[batch * cols];
