@@ -64,7 +64,7 @@ public final class LlamaBench {
         for (int from = 0; from < tokens.length; from += chunk) {
             int to = Math.min(tokens.length, from + chunk);
             batch.clear();
-            for (int p = from; p < to; p++) batch.add(0, p, tokens[p], p == tokens.length - 1);
+            for (int p = from; p < to; p++) batch.add(0, p, tokens[p], p == tokens.length - 1, true);
             model.forward(batch, cache);
         }
     }

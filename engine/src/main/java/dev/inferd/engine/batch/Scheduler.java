@@ -393,8 +393,9 @@ public final class Scheduler implements AutoCloseable {
             int promptLength = s.owner.request.prompt().length;
             int[] tokens = s.tokens();
             for (int p = item.from(); p < item.from() + item.count(); p++) {
-                batch.add(s.sequence, p, tokens[p], p == s.size() - 1);
-                if (p < promptLength) promptTokensProcessed++;
+                boolean promptToken = p < promptLength;
+                batch.add(s.sequence, p, tokens[p], p == s.size() - 1, promptToken);
+                if (promptToken) promptTokensProcessed++;
             }
         }
     }

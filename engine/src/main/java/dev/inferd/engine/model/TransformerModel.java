@@ -15,6 +15,10 @@ import jdk.incubator.vector.VectorSpecies;
  * grouped-query attention with RoPE (and optional q/k/v biases), SwiGLU feed-forward, tied or
  * separate output head. Activations for a whole batch go through each weight matrix at once, so the
  * weights are read once per batch, not once per token.
+ *
+ * <p>The activation rows hold the batch's prompt tokens first, then its generated tokens, whatever the
+ * entries' order: the weight matrices multiply the first kind with a tiled product and the second
+ * with per-row kernels (see {@link WeightMatrix#multiply(float[], int, float[], int)}).
  */
 public final class TransformerModel implements Model {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
@@ -82,66 +86,69 @@ public final class TransformerModel implements Model {
         int kvLen = config.kvLength();
         int pairs = rope.pairs();
         int blockSize = cache.blockSize();
-        for (int e = 0; e < n; e++) {
-            s.cells[e] = cache.prepareWrite(batch.sequence(e), batch.position(e));
-            tokenEmbedding.dequantizeRow(batch.token(e), s.x, e * dim);
-            rope.angles(batch.position(e), s.cos, s.sin, e * pairs);
+        int prompt = s.order(batch);
+        for (int i = 0; i < n; i++) {
+            int e = s.entries[i];
+            s.cells[i] = cache.prepareWrite(batch.sequence(e), batch.position(e));
+            tokenEmbedding.dequantizeRow(batch.token(e), s.x, i * dim);
+            rope.angles(batch.position(e), s.cos, s.sin, i * pairs);
         }
         for (int l = 0; l < layers.length; l++) {
             LayerWeights lw = layers[l];
             rmsNorm(s.x, s.xb, n, dim, lw.attentionNorm());
-            lw.query().multiply(s.xb, n, s.q);
-            lw.key().multiply(s.xb, n, s.k);
-            lw.value().multiply(s.xb, n, s.v);
+            lw.query().multiply(s.xb, n, s.q, prompt);
+            lw.key().multiply(s.xb, n, s.k, prompt);
+            lw.value().multiply(s.xb, n, s.v, prompt);
             addBias(s.q, n, lw.queryBias());
             addBias(s.k, n, lw.keyBias());
             addBias(s.v, n, lw.valueBias());
-            for (int e = 0; e < n; e++) {
-                rope.rotate(s.q, e * qLen, config.headCount(), s.cos, s.sin, e * pairs);
-                roundToHalf(s.q, e * qLen, qLen);
-                rope.rotate(s.k, e * kvLen, config.headCountKv(), s.cos, s.sin, e * pairs);
-                int block = s.cells[e] / blockSize;
-                int at = (s.cells[e] % blockSize) * kvLen;
-                store(s.k, e * kvLen, cache.keyBlock(l, block), at, kvLen);
-                store(s.v, e * kvLen, cache.valueBlock(l, block), at, kvLen);
+            for (int i = 0; i < n; i++) {
+                rope.rotate(s.q, i * qLen, config.headCount(), s.cos, s.sin, i * pairs);
+                roundToHalf(s.q, i * qLen, qLen);
+                rope.rotate(s.k, i * kvLen, config.headCountKv(), s.cos, s.sin, i * pairs);
+                int block = s.cells[i] / blockSize;
+                int at = (s.cells[i] % blockSize) * kvLen;
+                store(s.k, i * kvLen, cache.keyBlock(l, block), at, kvLen);
+                store(s.v, i * kvLen, cache.valueBlock(l, block), at, kvLen);
             }
             // Every entry's keys are stored before any attends, so entries of one sequence in this
             // batch see each other (causally, by position).
             attentionTask.prepare(batch, cache, l, s.scores(pool.threads(), cache.contextLength()));
             pool.parallelFor(n * config.headCount(), attentionTask);
-            lw.attentionOutput().multiply(s.attention, n, s.xb);
+            lw.attentionOutput().multiply(s.attention, n, s.xb, prompt);
             addInPlace(s.x, s.xb, n * dim);
             rmsNorm(s.x, s.xb, n, dim, lw.ffnNorm());
-            lw.ffnGate().multiply(s.xb, n, s.gate);
-            lw.ffnUp().multiply(s.xb, n, s.up);
+            lw.ffnGate().multiply(s.xb, n, s.gate, prompt);
+            lw.ffnUp().multiply(s.xb, n, s.up, prompt);
             swiglu(s.gate, s.up, n * config.feedForwardLength());
-            lw.ffnDown().multiply(s.gate, n, s.xb);
+            lw.ffnDown().multiply(s.gate, n, s.xb, prompt);
             addInPlace(s.x, s.xb, n * dim);
         }
         for (int e = 0; e < n; e++) cache.markWritten(batch.sequence(e), batch.position(e));
         int rows = batch.logitsCount();
         logits.resize(rows);
-        for (int e = 0; e < n; e++) {
-            int row = batch.logitsRow(e);
-            if (row >= 0) rmsNormRow(s.x, e * dim, s.xb, row * dim, dim, outputNorm);
+        for (int i = 0; i < n; i++) {
+            int row = batch.logitsRow(s.entries[i]);
+            if (row >= 0) rmsNormRow(s.x, i * dim, s.xb, row * dim, dim, outputNorm);
         }
         if (rows > 0) output.multiply(s.xb, rows, logits.data());
         return logits;
     }
 
     /**
-     * One query head of one entry against its sequence's keys and values at positions 0..pos, read
-     * through the sequence's block table (position {@code t} is slot {@code t % blockSize} of block
-     * {@code table[t / blockSize]}).
+     * One query head of one entry (in activation row {@code row}) against its sequence's keys and
+     * values at positions 0..pos, read through the sequence's block table (position {@code t} is slot
+     * {@code t % blockSize} of block {@code table[t / blockSize]}).
      */
-    private void attend(Batch batch, KVCache cache, int layer, int entry, int head, float[] scores) {
+    private void attend(Batch batch, KVCache cache, int layer, int row, int head, float[] scores) {
+        int entry = scratch.entries[row];
         int headDim = config.headDim();
         int kvLen = config.kvLength();
         int last = batch.position(entry);
         int[] table = cache.blockTable(batch.sequence(entry));
         int blockSize = cache.blockSize();
         float[] q = scratch.q;
-        int qOff = entry * config.queryLength() + head * headDim;
+        int qOff = row * config.queryLength() + head * headDim;
         int kvOff = (head / config.groupSize()) * headDim;
         float scale = (float) (1.0 / Math.sqrt(headDim));
         float max = Float.NEGATIVE_INFINITY;
@@ -162,7 +169,7 @@ public final class TransformerModel implements Model {
         }
         float inv = (float) (1.0 / sum);
         float[] out = scratch.attention;
-        int oOff = entry * config.queryLength() + head * headDim;
+        int oOff = row * config.queryLength() + head * headDim;
         java.util.Arrays.fill(out, oOff, oOff + headDim, 0f);
         int bound = F.loopBound(headDim);
         for (int start = 0; start <= last; start += blockSize) {
@@ -330,7 +337,8 @@ public final class TransformerModel implements Model {
         final float[] up;
         final float[] cos;
         final float[] sin;
-        final int[] cells;       // where each entry's keys and values go: block * blockSize + slot
+        final int[] cells;       // where each row's keys and values go: block * blockSize + slot
+        final int[] entries;     // the batch entry in each activation row: prompt tokens first
         private float[][] scores = new float[0][];
 
         Scratch(ModelConfig c, int maxBatch, int pairs) {
@@ -345,6 +353,16 @@ public final class TransformerModel implements Model {
             cos = new float[maxBatch * pairs];
             sin = new float[maxBatch * pairs];
             cells = new int[maxBatch];
+            entries = new int[maxBatch];
+        }
+
+        /** Fills {@link #entries}: the prompt tokens in batch order, then the generated ones; returns how many are prompt tokens. */
+        int order(Batch batch) {
+            int prompt = batch.promptCount();
+            int nextPrompt = 0;
+            int nextGenerated = prompt;
+            for (int e = 0; e < batch.size(); e++) entries[batch.isPromptToken(e) ? nextPrompt++ : nextGenerated++] = e;
+            return prompt;
         }
 
         /** Per worker, attention weights over a whole context; grows once to the largest cache used. */

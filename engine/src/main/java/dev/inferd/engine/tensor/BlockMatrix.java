@@ -153,11 +153,10 @@ abstract sealed class BlockMatrix extends FloatDotMatrix
     }
 
     @Override
-    public final void dequantizeRow(int row, float[] out, int offset) {
+    final void dequantize(long at, int count, float[] out, int offset) {
         float[] w = SCRATCH.get();
-        long at = row * rowBytes;
-        for (int c = 0; c < cols; c += CHUNK) {
-            int n = Math.min(CHUNK, cols - c);
+        for (int c = 0; c < count; c += CHUNK) {
+            int n = Math.min(CHUNK, count - c);
             decode(at, n, w);
             at += (long) n / blockSize * blockBytes;
             System.arraycopy(w, 0, out, offset + c, n);

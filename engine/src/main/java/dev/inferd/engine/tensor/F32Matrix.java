@@ -70,7 +70,7 @@ final class F32Matrix extends FloatDotMatrix {
     }
 
     @Override
-    public void dequantizeRow(int row, float[] out, int offset) {
-        MemorySegment.copy(data, F32, row * rowBytes, out, offset, cols);
+    void dequantize(long at, int count, float[] out, int offset) {
+        MemorySegment.copy(data, F32, at, out, offset, count);
     }
 }

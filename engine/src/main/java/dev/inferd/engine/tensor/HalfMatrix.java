@@ -84,8 +84,10 @@ abstract sealed class HalfMatrix extends FloatDotMatrix permits F16Matrix, BF16M
     }
 
     @Override
-    public final void dequantizeRow(int row, float[] out, int offset) {
-        long rowOffset = row * rowBytes;
-        for (int c = 0; c < cols; c++) out[offset + c] = scalar(rowOffset, c);
+    final void dequantize(long at, int count, float[] out, int offset) {
+        int bound = F.loopBound(count);
+        int c = 0;
+        for (; c < bound; c += F.length()) load(at, c).intoArray(out, offset + c);
+        for (; c < count; c++) out[offset + c] = scalar(at, c);
     }
 }

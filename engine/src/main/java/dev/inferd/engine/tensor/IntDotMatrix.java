@@ -68,13 +68,27 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
      * small tensors. Q8_0 and Q4_0, which {@link ReferenceDequantizer} leaves out, decode with vectors.
      */
     @Override
-    public void dequantizeRow(int row, float[] out, int offset) {
-        ReferenceDequantizer.dequantize(type(), data, row * rowBytes, cols, out, offset);
+    void dequantize(long at, int count, float[] out, int offset) {
+        ReferenceDequantizer.dequantize(type(), data, at, count, out, offset);
+    }
+
+    /**
+     * The prompt rows rounded to the int8 blocks of {@link Q8Activations}, {@code q * d}: the tiled
+     * product multiplies in floats, and with the activations llama.cpp's kernels see for these types
+     * a prompt gives llama.cpp's numbers to float rounding, as the row kernels do; unrounded, synthetic
+     * models drift from llama.cpp's greedy tokens after a few dozen.
+     */
+    @Override
+    final float[] tiledActivations(Job job, int promptRows) {
+        job.quantized.quantize(job.x, 0, promptRows, cols, activationBlock);
+        float[] rounded = job.rounded(promptRows * cols);
+        job.quantized.toFloats(0, promptRows * cols, rounded);
+        return rounded;
     }
 
     @Override
     final int prepare(Job job) {
-        job.quantized.quantize(job.x, job.batch, cols, activationBlock);
+        job.quantized.quantize(job.x, job.first, job.batch, cols, activationBlock);
         return rowTasks();
     }
 

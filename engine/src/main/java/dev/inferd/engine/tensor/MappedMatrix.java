@@ -99,6 +99,17 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
 
     @Override public final int rows() { return rows; }
 
+    /**
+     * Decodes {@code count} values (whole blocks) starting at byte {@code at} of the data into
+     * {@code out[offset .. offset + count)}: a row, or a run of columns of one for {@link TiledProduct}.
+     */
+    abstract void dequantize(long at, int count, float[] out, int offset);
+
+    @Override
+    public final void dequantizeRow(int row, float[] out, int offset) {
+        dequantize(row * rowBytes, cols, out, offset);
+    }
+
     @Override public final int cols() { return cols; }
 
     /**
@@ -106,6 +117,11 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
      * quantized copy in its scratch buffers) and returns the number of tasks to split the rows into.
      */
     abstract int prepare(Job job);
+
+    /** The first {@code promptRows} activation rows as the tiled product is to take them: as they are, unless a type rounds them. */
+    float[] tiledActivations(Job job, int promptRows) {
+        return job.x;
+    }
 
     /** Task {@code task} of {@code job.tasks}: its rows of every batch entry, into {@code job.out}. */
     final void compute(Job job, int task) {
@@ -118,21 +134,22 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
     /** The same row with batch entries {@code b .. b + 3}, into {@code job.out[outIndex + k * rows]}, {@code k < 4}. */
     abstract void rowDot4(Job job, long rowOffset, int b, int outIndex);
 
-    /** Rows {@code [from, to)} of every batch entry. */
+    /** Rows {@code [from, to)} of the batch entries from {@code job.first} on. */
     final void multiplyRows(Job job, int from, int to) {
+        int first = job.first;
         int batch = job.batch;
         float[] out = job.out;
-        if (batch < 4) {
+        if (batch - first < 4) {
             for (int r = from; r < to; r++) {
                 long rowOffset = r * rowBytes;
-                for (int b = 0; b < batch; b++) out[b * rows + r] = rowDot(job, rowOffset, b);
+                for (int b = first; b < batch; b++) out[b * rows + r] = rowDot(job, rowOffset, b);
             }
             return;
         }
         // a tile of rows stays in cache while the batch passes by, four activation rows at a time
         for (int tile = from; tile < to; tile += ROW_TILE) {
             int tileEnd = Math.min(to, tile + ROW_TILE);
-            int b = 0;
+            int b = first;
             for (; b + 4 <= batch; b += 4) {
                 for (int r = tile; r < tileEnd; r++) rowDot4(job, r * rowBytes, b, b * rows + r);
             }
@@ -152,8 +169,9 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
     }
 
     @Override
-    public final void multiply(float[] x, int batch, float[] out) {
+    public final void multiply(float[] x, int batch, float[] out, int promptRows) {
         if (batch <= 0) throw new IllegalArgumentException("batch " + batch);
+        if (promptRows < 0 || promptRows > batch) throw new IllegalArgumentException(promptRows + " prompt rows in a batch of " + batch);
         if ((long) batch * cols > x.length) {
             throw new IllegalArgumentException("x has " + x.length + " floats, a batch of " + batch + " x " + cols + " needs more");
         }
@@ -161,17 +179,29 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
             throw new IllegalArgumentException("out has " + out.length + " floats, a batch of " + batch + " x " + rows + " needs more");
         }
         Job job = JOBS.get();
-        job.start(this, x, batch, out);
         try {
-            job.tasks = prepare(job);
-            WorkerPool pool = WorkerPool.shared();
-            if (job.tasks <= 1 || pool.threads() == 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
-                for (int t = 0; t < job.tasks; t++) compute(job, t);
-            } else {
-                pool.parallelFor(job.tasks, job);
+            job.start(this, x, promptRows, batch, out);
+            if (promptRows > 0) {
+                TiledProduct tiled = job.tiled;
+                tiled.start(this, tiledActivations(job, promptRows), promptRows, out);
+                run(tiled, tiled.tasks(), promptRows);
+            }
+            if (promptRows < batch) {
+                job.tasks = prepare(job);
+                run(job, job.tasks, batch - promptRows);
             }
         } finally {
             job.clear();
+        }
+    }
+
+    /** Runs {@code tasks} on the pool, or on this thread when the product is too small to share out. */
+    private void run(WorkerPool.Task body, int tasks, int batch) {
+        WorkerPool pool = WorkerPool.shared();
+        if (tasks <= 1 || pool.threads() == 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
+            for (int t = 0; t < tasks; t++) body.run(t, 0);
+        } else {
+            pool.parallelFor(tasks, body);
         }
     }
 
@@ -179,23 +209,36 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
     static final class Job implements WorkerPool.Task {
         /** The activations quantized for {@link IntDotMatrix}. */
         final Q8Activations quantized = new Q8Activations();
+        /** The prompt rows' product. */
+        final TiledProduct tiled = new TiledProduct();
+        /** Prompt rows rounded for the tiled product, for types that round them. */
+        private float[] rounded = new float[0];
         MappedMatrix matrix;
         float[] x;
         float[] out;
+        /** The batch entries {@code [first, batch)} go through the row kernels. */
+        int first;
         int batch;
         int tasks;
 
-        void start(MappedMatrix matrix, float[] x, int batch, float[] out) {
+        void start(MappedMatrix matrix, float[] x, int first, int batch, float[] out) {
             this.matrix = matrix;
             this.x = x;
+            this.first = first;
             this.batch = batch;
             this.out = out;
+        }
+
+        float[] rounded(int size) {
+            if (rounded.length < size) rounded = new float[size];
+            return rounded;
         }
 
         void clear() {
             matrix = null;
             x = null;
             out = null;
+            tiled.clear();
         }
 
         @Override

@@ -67,9 +67,9 @@ final class Q4_0Matrix extends IntDotMatrix {
     }
 
     @Override
-    public void dequantizeRow(int row, float[] out, int offset) {
-        long block = row * rowBytes;
-        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
+    void dequantize(long at, int count, float[] out, int offset) {
+        long block = at;
+        for (int c = 0; c < count; c += BLOCK, block += BLOCK_BYTES) {
             var raw = bytes(block + 2);
             var d = FloatVector.broadcast(F8, scale(block));
             var lo = low(raw);

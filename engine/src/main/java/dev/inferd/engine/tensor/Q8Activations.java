@@ -43,16 +43,20 @@ final class Q8Activations {
     int[] sums = new int[0];
     int blocksPerRow;
     int sumsPerRow;
+    /** The values per scale of the last {@link #quantize}. */
+    private int block;
 
-    void quantize(float[] x, int batch, int cols, int block) {
+    /** Quantizes entries {@code [from, batch)} of {@code x}; entry b's values keep their index in q. */
+    void quantize(float[] x, int from, int batch, int cols, int block) {
         if (cols % block != 0) throw new IllegalArgumentException("row length " + cols + " is not a multiple of " + block);
+        this.block = block;
         this.blocksPerRow = cols / block;
         this.sumsPerRow = cols / SUM_BLOCK;
         if (q.length < batch * cols) q = new short[batch * cols];
         if (d.length < batch * blocksPerRow) d = new float[batch * blocksPerRow];
         if (sums.length < batch * sumsPerRow) sums = new int[batch * sumsPerRow];
         int blocks = batch * blocksPerRow;
-        for (int k = 0; k < blocks; k++) {
+        for (int k = from * blocksPerRow; k < blocks; k++) {
             int at = k * block;
             if (block == Q8_0) {
                 float max = absMax(x, at, block);
@@ -65,6 +69,14 @@ final class Q8Activations {
                 scale(x, at, block, inverse);
             }
         }
+    }
+
+    /**
+     * The values {@code [from, to)} as the integer kernels see them, {@code q * d}, into {@code out} at the
+     * same index. Exact for Q8_0 (fp16 scales); for Q8_K within one float rounding.
+     */
+    void toFloats(int from, int to, float[] out) {
+        for (int i = from; i < to; i++) out[i] = q[i] * d[i / block];
     }
 
     private static float absMax(float[] x, int at, int n) {

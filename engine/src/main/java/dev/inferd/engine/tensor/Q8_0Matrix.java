@@ -54,9 +54,9 @@ final class Q8_0Matrix extends IntDotMatrix {
     }
 
     @Override
-    public void dequantizeRow(int row, float[] out, int offset) {
-        long block = row * rowBytes;
-        for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
+    void dequantize(long at, int count, float[] out, int offset) {
+        long block = at;
+        for (int c = 0; c < count; c += BLOCK, block += BLOCK_BYTES) {
             var d = FloatVector.broadcast(F8, scale(block));
             for (int half = 0; half < 2; half++) {
                 var q = bytes(block + 2 + half * HALF_BLOCK);

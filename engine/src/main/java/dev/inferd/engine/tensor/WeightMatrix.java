@@ -29,8 +29,19 @@ public interface WeightMatrix {
     /**
      * {@code out[b * rows + r] = dot(row r, x[b * cols .. (b+1) * cols))} for {@code b < batch}, spread
      * over the worker pool. Allocates nothing in steady state.
+     *
+     * <p>The first {@code promptRows} entries are prompt tokens: they go through a register-tiled
+     * product over float panels of the weights, fast for many rows at once. The others, generated
+     * tokens, go through per-row kernels that read the weights as stored, fast for a few rows. Each
+     * path gives a row the same bits whatever else is in the batch, and a token's role never changes,
+     * so a sequence computes the same numbers alone or batched with others.
      */
-    void multiply(float[] x, int batch, float[] out);
+    void multiply(float[] x, int batch, float[] out, int promptRows);
+
+    /** {@link #multiply(float[], int, float[], int)} with every entry a generated token. */
+    default void multiply(float[] x, int batch, float[] out) {
+        multiply(x, batch, out, 0);
+    }
 
     /** Row {@code row} as floats into {@code out[offset .. offset + cols)} (embedding lookup, small vectors). */
     void dequantizeRow(int row, float[] out, int offset);

@@ -1,0 +1,201 @@
+package dev.inferd.engine.tensor;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The product of the prompt rows with a weight matrix: a register-tiled float GEMM. The weights are
+ * decoded, {@link #DEPTH} columns at a time, into panels of {@link #WIDTH} rows laid out column by
+ * column ({@code panel[k * WIDTH + i]} is row i's value k), and the kernel keeps a tile of
+ * {@link #ROWS} activation rows by {@code WIDTH} weight rows in twelve vector registers, adding one
+ * column's outer product per step. Every decoded weight then serves all the prompt rows, and each step
+ * needs two vector loads and six broadcasts for twelve fused multiply-adds; on these machines that is
+ * about three times the per-row kernels' speed for a 512-token prompt.
+ *
+ * <p>Batch invariance: every output is one chain of fused multiply-adds over the columns in order,
+ * {@code c = fma(w[k], x[k], c)}, from zero. Tiles only decide which chains run side by side, and a
+ * tile's partial sums wait in {@code out} between column blocks unchanged, so a row's result is the
+ * same whatever the number of prompt rows around it (and whatever the block sizes). Rows past the
+ * batch's end and weight rows past the matrix's end are computed from zeros in scratch tiles and
+ * dropped.
+ *
+ * <p>One per calling thread (in its {@link MappedMatrix.Job}); tasks split the panels, and each task's
+ * scratch is its worker thread's.
+ */
+final class TiledProduct implements WorkerPool.Task {
+    private static final VectorSpecies<Float> F = MappedMatrix.F;
+    private static final int LANES = F.length();
+    /** Weight rows per panel: two vectors. */
+    static final int WIDTH = 2 * LANES;
+    /** Activation rows per kernel call: with two accumulators each, twelve of the sixteen AVX2 registers. */
+    static final int ROWS = 6;
+    /**
+     * Columns per panel: a multiple of every block size, a panel that fits in L1 (16 KB at 8 lanes) and
+     * a block of prompt rows ({@code ROWS x DEPTH} each) that the panels of a task reuse from L2.
+     */
+    static final int DEPTH = 256;
+    /** Tasks per pool thread: few, since each task streams the whole prompt block through its panels. */
+    private static final int TASKS_PER_THREAD = 2;
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private MappedMatrix matrix;
+    private float[] x;
+    private float[] out;
+    private int batch;
+
+    void start(MappedMatrix matrix, float[] x, int batch, float[] out) {
+        this.matrix = matrix;
+        this.x = x;
+        this.batch = batch;
+        this.out = out;
+    }
+
+    void clear() {
+        matrix = null;
+        x = null;
+        out = null;
+    }
+
+    int tasks() {
+        return Math.min(panels(), WorkerPool.shared().threads() * TASKS_PER_THREAD);
+    }
+
+    private int panels() {
+        return Math.ceilDiv(matrix.rows, WIDTH);
+    }
+
+    @Override
+    public void run(int task, int worker) {
+        int panels = panels();
+        int tasks = tasks();
+        multiplyPanels(SCRATCH.get(), (int) ((long) panels * task / tasks), (int) ((long) panels * (task + 1) / tasks));
+    }
+
+    /** Panels {@code [from, to)} (weight rows {@code from * WIDTH ..}) with every prompt row. */
+    private void multiplyPanels(Scratch s, int from, int to) {
+        int cols = matrix.cols;
+        int rows = matrix.rows;
+        int fullRows = batch - batch % ROWS;
+        int tailRows = batch - fullRows;
+        for (int k0 = 0; k0 < cols; k0 += DEPTH) {
+            int depth = Math.min(DEPTH, cols - k0);
+            boolean first = k0 == 0;
+            if (tailRows > 0) s.copyTail(x, fullRows, tailRows, cols, k0, depth);
+            for (int p = from; p < to; p++) {
+                int r0 = p * WIDTH;
+                int width = Math.min(WIDTH, rows - r0);
+                s.pack(matrix, r0, width, k0, depth);
+                for (int b = 0; b < fullRows; b += ROWS) {
+                    if (width == WIDTH) {
+                        kernel(x, b * cols + k0, cols, s.panel, depth, out, b * rows + r0, rows, first);
+                    } else {
+                        s.throughTile(x, b * cols + k0, cols, depth, out, b, ROWS, r0, width, rows, first);
+                    }
+                }
+                if (tailRows > 0) s.throughTile(s.tail, 0, depth, depth, out, fullRows, tailRows, r0, width, rows, first);
+            }
+        }
+    }
+
+    /**
+     * {@code c[cOffset + i * cStride + j] (+)= sum over k < depth of a[aOffset + i * aStride + k] * panel[k * WIDTH + j]}
+     * for {@code i < ROWS}, {@code j < WIDTH}: from zero when {@code first}, else continuing the sums in c.
+     */
+    static void kernel(float[] a, int aOffset, int aStride, float[] panel, int depth,
+                       float[] c, int cOffset, int cStride, boolean first) {
+        int a0 = aOffset, a1 = a0 + aStride, a2 = a1 + aStride, a3 = a2 + aStride, a4 = a3 + aStride, a5 = a4 + aStride;
+        int o0 = cOffset, o1 = o0 + cStride, o2 = o1 + cStride, o3 = o2 + cStride, o4 = o3 + cStride, o5 = o4 + cStride;
+        var c00 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0);
+        var c01 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0 + LANES);
+        var c10 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1);
+        var c11 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1 + LANES);
+        var c20 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o2);
+        var c21 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o2 + LANES);
+        var c30 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o3);
+        var c31 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o3 + LANES);
+        var c40 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o4);
+        var c41 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o4 + LANES);
+        var c50 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5);
+        var c51 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5 + LANES);
+        for (int k = 0; k < depth; k++) {
+            var w0 = FloatVector.fromArray(F, panel, k * WIDTH);
+            var w1 = FloatVector.fromArray(F, panel, k * WIDTH + LANES);
+            var v = FloatVector.broadcast(F, a[a0 + k]);
+            c00 = w0.fma(v, c00);
+            c01 = w1.fma(v, c01);
+            v = FloatVector.broadcast(F, a[a1 + k]);
+            c10 = w0.fma(v, c10);
+            c11 = w1.fma(v, c11);
+            v = FloatVector.broadcast(F, a[a2 + k]);
+            c20 = w0.fma(v, c20);
+            c21 = w1.fma(v, c21);
+            v = FloatVector.broadcast(F, a[a3 + k]);
+            c30 = w0.fma(v, c30);
+            c31 = w1.fma(v, c31);
+            v = FloatVector.broadcast(F, a[a4 + k]);
+            c40 = w0.fma(v, c40);
+            c41 = w1.fma(v, c41);
+            v = FloatVector.broadcast(F, a[a5 + k]);
+            c50 = w0.fma(v, c50);
+            c51 = w1.fma(v, c51);
+        }
+        c00.intoArray(c, o0);
+        c01.intoArray(c, o0 + LANES);
+        c10.intoArray(c, o1);
+        c11.intoArray(c, o1 + LANES);
+        c20.intoArray(c, o2);
+        c21.intoArray(c, o2 + LANES);
+        c30.intoArray(c, o3);
+        c31.intoArray(c, o3 + LANES);
+        c40.intoArray(c, o4);
+        c41.intoArray(c, o4 + LANES);
+        c50.intoArray(c, o5);
+        c51.intoArray(c, o5 + LANES);
+    }
+
+    /** A worker's panel and its tiles for the edges. */
+    private static final class Scratch {
+        final float[] panel = new float[DEPTH * WIDTH];
+        final float[] row = new float[DEPTH];
+        /** The last {@code batch % ROWS} prompt rows' current columns, the rest zeros. */
+        final float[] tail = new float[ROWS * DEPTH];
+        /** A tile's sums for edges: {@code ROWS x WIDTH}. */
+        final float[] tile = new float[ROWS * WIDTH];
+
+        /** Decodes weight rows {@code [r0, r0 + width)}, columns {@code [k0, k0 + depth)} into {@link #panel}. */
+        void pack(MappedMatrix m, int r0, int width, int k0, int depth) {
+            long columnBytes = m.type().bytesFor(k0);
+            for (int i = 0; i < width; i++) {
+                m.dequantize((r0 + i) * m.rowBytes + columnBytes, depth, row, 0);
+                for (int k = 0; k < depth; k++) panel[k * WIDTH + i] = row[k];
+            }
+            for (int i = width; i < WIDTH; i++) {
+                for (int k = 0; k < depth; k++) panel[k * WIDTH + i] = 0f;
+            }
+        }
+
+        void copyTail(float[] x, int b0, int count, int cols, int k0, int depth) {
+            for (int i = 0; i < ROWS; i++) {
+                if (i < count) {
+                    System.arraycopy(x, (b0 + i) * cols + k0, tail, i * depth, depth);
+                } else {
+                    java.util.Arrays.fill(tail, i * depth, (i + 1) * depth, 0f);
+                }
+            }
+        }
+
+        /**
+         * The kernel for a tile cut short by the batch's end ({@code count < ROWS}) or the matrix's
+         * ({@code width < WIDTH}): its sums go through {@link #tile}, and only the real part goes back.
+         */
+        void throughTile(float[] a, int aOffset, int aStride, int depth, float[] out, int b0, int count,
+                         int r0, int width, int rows, boolean first) {
+            if (!first) {
+                for (int i = 0; i < count; i++) System.arraycopy(out, (b0 + i) * rows + r0, tile, i * WIDTH, width);
+            }
+            kernel(a, aOffset, aStride, panel, depth, tile, 0, WIDTH, first);
+            for (int i = 0; i < count; i++) System.arraycopy(tile, i * WIDTH, out, (b0 + i) * rows + r0, width);
+        }
+    }
+}
