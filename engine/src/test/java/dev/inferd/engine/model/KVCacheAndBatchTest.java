@@ -57,6 +57,37 @@ class KVCacheAndBatchTest {
         assertThat(shared.length(2)).isEqualTo(PROMPT.length + 1);
     }
 
+    /**
+     * The model multiplies prompt tokens and generated tokens with different kernels, so it moves a
+     * batch's prompt entries ahead of its generated ones: with the entries interleaved in any order,
+     * each sequence must get the bits it gets alone.
+     */
+    @Test
+    void promptAndGeneratedEntriesInAnyOrderGiveTheirOwnResults() {
+        // alone: sequence 0 decodes one token after its prompt; sequence 1 prefills its prompt
+        KVCache alone = model.newKVCache(2, 64);
+        model.forward(Batch.ofPrompt(0, 0, PROMPT), alone);
+        var decode = new Batch(1);
+        decode.add(0, PROMPT.length, 99, true);
+        float[] decodeAlone = model.forward(decode, alone).row(0);
+        float[] prefillAlone = model.forward(Batch.ofPrompt(1, 0, PROMPT), alone).row(0);
+
+        // together, the generated entry between prompt entries
+        KVCache together = model.newKVCache(2, 64);
+        model.forward(Batch.ofPrompt(0, 0, PROMPT), together);
+        var mixed = new Batch(16);
+        int prefillRow = -1, decodeRow = -1;
+        for (int i = 0; i < PROMPT.length; i++) {
+            if (i == 2) decodeRow = mixed.add(0, PROMPT.length, 99, true, false);
+            int row = mixed.add(1, i, PROMPT[i], i == PROMPT.length - 1, true);
+            if (row >= 0) prefillRow = row;
+        }
+        assertThat(mixed.promptCount()).isEqualTo(PROMPT.length);
+        Logits logits = model.forward(mixed, together);
+        assertThat(logits.row(decodeRow)).containsExactly(decodeAlone);
+        assertThat(logits.row(prefillRow)).containsExactly(prefillAlone);
+    }
+
     @Test
     void prefillInOneBatchEqualsTokenByToken() {
         KVCache a = model.newKVCache(1, 64);
