@@ -9,10 +9,9 @@ import java.lang.foreign.MemorySegment;
  * reads them and supplies the dot product of one row with one activation row ({@link #dot}) and with
  * four at once ({@link #dot4}, decoding the weights once for all four).
  *
- * <p>Every batch size takes these two kernels. A register-tiled fp32 product over dequantized tiles
- * (lanes along the batch) was faster for prefill, but it adds each row's terms in another order than
- * {@link #dot}, so a sequence's results changed when a step's batch grew past its threshold, and with
- * them its tokens.
+ * <p>Generated tokens take these two kernels at every batch size; prompt tokens take
+ * {@link TiledProduct}, which adds in another order. Were the kernel chosen by batch size instead, a
+ * sequence's results would change when a step's batch crossed the threshold, and with them its tokens.
  */
 abstract sealed class FloatDotMatrix extends MappedMatrix permits F32Matrix, HalfMatrix, BlockMatrix {
     FloatDotMatrix(GGMLType type, int rows, int cols, MemorySegment data) {

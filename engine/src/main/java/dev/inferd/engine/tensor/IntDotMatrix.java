@@ -22,9 +22,10 @@ import java.nio.ByteOrder;
  * their pairs summed to 32-bit lanes with shifts (what {@code pmaddwd} does in one instruction, which
  * the Vector API does not expose). The kernels use 256-bit vectors whatever the machine's widest.
  *
- * <p>Every batch size takes the same kernels ({@link #dot} alone, {@link #dot2} for two activation
- * rows): the per-block integer sums are exact, and each row's float operations are the same in both,
- * so a row's result never depends on its batch.
+ * <p>Generated tokens take the same kernels at every batch size ({@link #dot} alone, {@link #dot2} for
+ * two activation rows): the per-block integer sums are exact, and each row's float operations are the
+ * same in both, so a row's result never depends on its batch. Prompt tokens take {@link TiledProduct}
+ * over the same rounded activations ({@link #tiledActivations}).
  */
 abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0Matrix, Q5_0Matrix, Q4_KMatrix, Q6_KMatrix {
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
@@ -64,8 +65,9 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
     }
 
     /**
-     * Plain scalar decoding, bit for bit ggml's: rows are dequantized only for embedding lookups and
-     * small tensors. Q8_0 and Q4_0, which {@link ReferenceDequantizer} leaves out, decode with vectors.
+     * Plain scalar decoding, bit for bit ggml's, for embedding lookups, small tensors and the panels of
+     * {@link TiledProduct} (each decoded value serves every prompt row). Q8_0 and Q4_0, which
+     * {@link ReferenceDequantizer} leaves out, decode with vectors.
      */
     @Override
     void dequantize(long at, int count, float[] out, int offset) {
