@@ -15,9 +15,11 @@ import java.lang.foreign.MemorySegment;
  *   <li>{@link IntDotMatrix}: activations quantized to 8-bit blocks ({@link Q8Activations}) and integer
  *       products per block, as llama.cpp does for the same types.</li>
  * </ul>
- * Each prepares the activations once on the calling thread ({@link #prepare}); tasks of rows then run
- * on the pool, each row meeting the batch one activation row ({@link #rowDot}) or four
- * ({@link #rowDot4}, decoding the weights once for all four) at a time.
+ * Those are the kernels for generated tokens. Each family prepares the activations once on the
+ * calling thread ({@link #prepare}); tasks of rows then run on the pool, each row meeting the batch one
+ * activation row ({@link #rowDot}) or four ({@link #rowDot4}, decoding the weights once for all four)
+ * at a time. Prompt tokens go through {@link TiledProduct} instead, a float GEMM over decoded panels of
+ * the weights, whatever the family.
  *
  * <p>The batched kernels ({@code dot2}, {@code dot4}) must each compile as a unit of its own: the
  * launcher (and the test and JMH JVMs) pass {@code -XX:CompileCommand=dontinline} for them. Inlined into
@@ -25,10 +27,11 @@ import java.lang.foreign.MemorySegment;
  * calls are boxed on the heap: prefill measured ten times slower on some starts and not others. The
  * one-row {@code dot} stays inlinable: kept out of line, decoding measured a quarter slower.
  *
- * <p>Whatever the family, a row's product with an activation row is computed by the same operations in
- * the same order whatever the batch it arrives in: continuous batching puts a sequence beside any others,
- * and its result must not depend on them (a fixed seed gives the same tokens alone or batched;
- * {@code BatchInvarianceTest}).
+ * <p>Whatever the family and the path, a row's product with an activation row is computed by the same
+ * operations in the same order whatever the batch it arrives in: continuous batching puts a sequence
+ * beside any others, and its result must not depend on them (a fixed seed gives the same tokens alone
+ * or batched; {@code BatchInvarianceTest}, {@code TiledProductTest}). The path is chosen by the token's
+ * role, never by the batch's size.
  */
 abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatrix, IntDotMatrix {
 
