@@ -42,43 +42,37 @@ final class Q6_KMatrix extends IntDotMatrix {
     private int integerDot(long block, Q8Activations x, int c, int[] lanes) {
         Arrays.fill(lanes, 0);
         for (int n = 0; n < 2; n++) {
-            for (int k = 0; k < 4; k++) {
-                for (int h = 0; h < 2; h++) {
-                    group(block + 64 * n + 32 * (k % 2) + 16 * h, k, block + 128 + 32 * n + 16 * h,
-                            data.get(ValueLayout.JAVA_BYTE, block + 192 + 8 * n + 2 * k + h), x, c + 128 * n + 32 * k + 16 * h, lanes);
-                }
+            for (int h = 0; h < 2; h++) {
+                for (int odd = 0; odd < 2; odd++) quarters(block, n, h, odd, x, c, lanes);
             }
         }
         return IntVector.fromArray(I8, lanes, 0).reduceLanes(VectorOperators.ADD);
     }
 
     /**
-     * Adds one 16-value group's {@code scale * sum(q * xq)} (8 lanes) into {@code lanes}: for quarter k,
-     * nibble {@code k / 2} of the bytes at {@code ql} under bits {@code 2k} of those at {@code qh}, minus 32. One group per call, its lanes kept in an array: every vector stays inside a method small
-     * enough for C2's inlining node budget (vectors that cross a call it does not inline are boxed, ten
-     * times slower).
+     * Adds to {@code lanes} the two groups that share their low bytes: in half n, values
+     * {@code 32k + 16h .. 32k + 16h + 15} for quarters {@code k = odd} and {@code k = odd + 2}, from the
+     * low bytes {@code 64n + 32 odd + 16h}, nibble {@code k / 2}, under bits {@code 2k} of the high bytes
+     * {@code 32n + 16h}. Shifts are by constants: by a variable count, 16-bit lanes are shifted in an
+     * emulation twice as slow. The vectors stay in this method (C2 boxes a vector that crosses a call it
+     * does not inline), and only the lanes' sum leaves it, through the array; two groups is what fits in
+     * C2's node budget for one compiled method.
      */
-    private void group(long ql, int quarter, long qh, int scale, Q8Activations x, int at, int[] lanes) {
-        // shifts by constants: by a variable count, 16-bit lanes are shifted in an emulation twice as slow
-        var low = bytes(ql);
-        var bits = bytes(qh);
-        ShortVector high;
-        switch (quarter) { // the nibble, and the high bits 2k and 2k + 1 moved to bits 4 and 5
-            case 0 -> high = bits.lanewise(VectorOperators.LSHL, 4);
-            case 1 -> high = bits.lanewise(VectorOperators.LSHL, 2);
-            case 2 -> {
-                low = low.lanewise(VectorOperators.ASHR, 4);
-                high = bits;
-            }
-            default -> {
-                low = low.lanewise(VectorOperators.ASHR, 4);
-                high = bits.lanewise(VectorOperators.ASHR, 2);
-            }
-        }
-        low = low.and((short) 0x0F);
-        high = high.and((short) 0x30);
-        var products = low.or(high).sub((short) 32).mul(activations(x, at));
-        IntVector.fromArray(I8, lanes, 0).add(smallPairSums(products).mul(scale)).intoArray(lanes, 0);
+    private void quarters(long block, int n, int h, int odd, Q8Activations x, int c, int[] lanes) {
+        long scales = block + 192 + 8 * n + h + 2 * odd;
+        int at = c + 128 * n + 16 * h + 32 * odd;
+        var low = bytes(block + 64 * n + 32 * odd + 16 * h);
+        var high = bytes(block + 128 + 32 * n + 16 * h);
+        if (odd != 0) high = high.lanewise(VectorOperators.ASHR, 2);
+        var q = low.and((short) 0x0F).or(high.lanewise(VectorOperators.LSHL, 4).and((short) 0x30));
+        var sum = smallPairSums(q.sub((short) 32).mul(activations(x, at))).mul(scale8(scales));
+        q = low.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).or(high.and((short) 0x30));
+        sum = sum.add(smallPairSums(q.sub((short) 32).mul(activations(x, at + 64))).mul(scale8(scales + 4)));
+        IntVector.fromArray(I8, lanes, 0).add(sum).intoArray(lanes, 0);
+    }
+
+    private int scale8(long at) {
+        return data.get(ValueLayout.JAVA_BYTE, at);
     }
 
     @Override
