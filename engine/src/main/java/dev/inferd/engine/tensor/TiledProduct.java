@@ -19,8 +19,15 @@ import jdk.incubator.vector.VectorSpecies;
  * batch's end and weight rows past the matrix's end are computed from zeros in scratch tiles and
  * dropped.
  *
- * <p>One per calling thread (in its {@link MappedMatrix.Job}); tasks split the panels, and each task's
- * scratch is its worker thread's.
+ * <p>A few prompt rows (at most one vector's lanes: the end of a prompt, a short chat turn) take a
+ * narrow kernel instead, whose lanes run along the batch: the rows are transposed once
+ * ({@code columns[k * LANES + b]}), and each weight row, decoded as stored, multiplies them one column
+ * at a time. Packing panels costs about a nanosecond a weight, as much as the products of a handful of
+ * rows. The narrow kernel computes every output by the same chain of fused multiply-adds, so a row
+ * gets the same bits from either kernel.
+ *
+ * <p>One per calling thread (in its {@link MappedMatrix.Job}); tasks split the panels (or the weight
+ * rows), and each task's scratch is its worker thread's.
  */
 final class TiledProduct implements WorkerPool.Task {
     private static final VectorSpecies<Float> F = MappedMatrix.F;
@@ -39,16 +46,35 @@ final class TiledProduct implements WorkerPool.Task {
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
+    /** Weight rows per call of the narrow kernel. */
+    private static final int NARROW_ROWS = 4;
+
     private MappedMatrix matrix;
     private float[] x;
     private float[] out;
     private int batch;
+    /** For the narrow kernel: the prompt rows transposed, {@code columns[k * LANES + b]}, zeros past the batch. */
+    private float[] columns = new float[0];
 
     void start(MappedMatrix matrix, float[] x, int batch, float[] out) {
         this.matrix = matrix;
         this.x = x;
         this.batch = batch;
         this.out = out;
+        if (narrow()) transpose();
+    }
+
+    private boolean narrow() {
+        return batch <= LANES;
+    }
+
+    private void transpose() {
+        int cols = matrix.cols;
+        if (columns.length < cols * LANES) columns = new float[cols * LANES];
+        java.util.Arrays.fill(columns, 0, cols * LANES, 0f);
+        for (int b = 0; b < batch; b++) {
+            for (int k = 0; k < cols; k++) columns[k * LANES + b] = x[b * cols + k];
+        }
     }
 
     void clear() {
@@ -58,18 +84,71 @@ final class TiledProduct implements WorkerPool.Task {
     }
 
     int tasks() {
-        return Math.min(panels(), WorkerPool.shared().threads() * TASKS_PER_THREAD);
+        return Math.min(units(), WorkerPool.shared().threads() * TASKS_PER_THREAD);
     }
 
-    private int panels() {
-        return Math.ceilDiv(matrix.rows, WIDTH);
+    /** What the tasks split: panels, or groups of weight rows for the narrow kernel. */
+    private int units() {
+        return Math.ceilDiv(matrix.rows, narrow() ? NARROW_ROWS : WIDTH);
     }
 
     @Override
     public void run(int task, int worker) {
-        int panels = panels();
+        int units = units();
         int tasks = tasks();
-        multiplyPanels(SCRATCH.get(), (int) ((long) panels * task / tasks), (int) ((long) panels * (task + 1) / tasks));
+        int from = (int) ((long) units * task / tasks);
+        int to = (int) ((long) units * (task + 1) / tasks);
+        if (narrow()) {
+            multiplyNarrow(SCRATCH.get(), from * NARROW_ROWS, Math.min(matrix.rows, to * NARROW_ROWS));
+        } else {
+            multiplyPanels(SCRATCH.get(), from, to);
+        }
+    }
+
+    /** Weight rows {@code [from, to)} with the few prompt rows in {@link #columns}, four weight rows at a time. */
+    private void multiplyNarrow(Scratch s, int from, int to) {
+        int cols = matrix.cols;
+        float[] w = s.weightRows(NARROW_ROWS * cols);
+        float[] lanes = s.lanes;
+        int r = from;
+        for (; r + NARROW_ROWS <= to; r += NARROW_ROWS) {
+            for (int i = 0; i < NARROW_ROWS; i++) matrix.dequantize((r + i) * matrix.rowBytes, cols, w, i * cols);
+            narrowKernel(columns, w, cols, lanes);
+            for (int i = 0; i < NARROW_ROWS; i++) {
+                for (int b = 0; b < batch; b++) out[b * matrix.rows + r + i] = lanes[i * LANES + b];
+            }
+        }
+        for (; r < to; r++) {
+            matrix.dequantize(r * matrix.rowBytes, cols, w, 0);
+            var acc = FloatVector.zero(F);
+            for (int k = 0; k < cols; k++) acc = FloatVector.fromArray(F, columns, k * LANES).fma(FloatVector.broadcast(F, w[k]), acc);
+            acc.intoArray(lanes, 0);
+            for (int b = 0; b < batch; b++) out[b * matrix.rows + r] = lanes[b];
+        }
+    }
+
+    /**
+     * Four weight rows ({@code w[i * cols ..]}) with the transposed prompt rows: lane b of vector i into
+     * {@code lanes[i * LANES + b]}, each {@code fma(x[k], w[k], c)} over k in order from zero, the
+     * panel kernel's chain.
+     */
+    static void narrowKernel(float[] columns, float[] w, int cols, float[] lanes) {
+        int w1 = cols, w2 = 2 * cols, w3 = 3 * cols;
+        var c0 = FloatVector.zero(F);
+        var c1 = FloatVector.zero(F);
+        var c2 = FloatVector.zero(F);
+        var c3 = FloatVector.zero(F);
+        for (int k = 0; k < cols; k++) {
+            var v = FloatVector.fromArray(F, columns, k * LANES);
+            c0 = v.fma(FloatVector.broadcast(F, w[k]), c0);
+            c1 = v.fma(FloatVector.broadcast(F, w[w1 + k]), c1);
+            c2 = v.fma(FloatVector.broadcast(F, w[w2 + k]), c2);
+            c3 = v.fma(FloatVector.broadcast(F, w[w3 + k]), c3);
+        }
+        c0.intoArray(lanes, 0);
+        c1.intoArray(lanes, LANES);
+        c2.intoArray(lanes, 2 * LANES);
+        c3.intoArray(lanes, 3 * LANES);
     }
 
     /** Panels {@code [from, to)} (weight rows {@code from * WIDTH ..}) with every prompt row. */
@@ -162,6 +241,15 @@ final class TiledProduct implements WorkerPool.Task {
         final float[] tail = new float[ROWS * DEPTH];
         /** A tile's sums for edges: {@code ROWS x WIDTH}. */
         final float[] tile = new float[ROWS * WIDTH];
+        /** The narrow kernel's sums: {@code NARROW_ROWS} vectors. */
+        final float[] lanes = new float[NARROW_ROWS * LANES];
+        private float[] weightRows = new float[0];
+
+        /** Decoded weight rows for the narrow kernel. */
+        float[] weightRows(int size) {
+            if (weightRows.length < size) weightRows = new float[size];
+            return weightRows;
+        }
 
         /** Decodes weight rows {@code [r0, r0 + width)}, columns {@code [k0, k0 + depth)} into {@link #panel}. */
         void pack(MappedMatrix m, int r0, int width, int k0, int depth) {
