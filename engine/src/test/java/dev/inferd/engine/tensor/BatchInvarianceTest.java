@@ -1,8 +1,7 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -19,17 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * same tokens alone or interleaved. Checked bit for bit, at every place of batches of 1 to 9 rows
  * (the kernels take rows four at a time, plus a remainder one by one).
  */
+@ExtendWith(TwoWorkerThreads.class)
 class BatchInvarianceTest {
-
-    @BeforeAll
-    static void twoThreads() {
-        WorkerPool.configure(2);
-    }
-
-    @AfterAll
-    static void restore() {
-        WorkerPool.configure(Runtime.getRuntime().availableProcessors());
-    }
 
     @ParameterizedTest
     @EnumSource(names = {"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K",

@@ -1,9 +1,8 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -18,18 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reference bit for bit, and their products match double-precision sums over it, on random valid
  * blocks (every bit pattern occurs).
  */
+@ExtendWith(TwoWorkerThreads.class)
 class BlockMatrixTest {
     private static final String TYPES = "Q4_1|Q5_0|Q5_1|Q2_K|Q3_K|Q4_K|Q5_K|Q6_K|IQ4_NL|IQ4_XS";
-
-    @BeforeAll
-    static void twoThreads() {
-        WorkerPool.configure(2);
-    }
-
-    @AfterAll
-    static void restore() {
-        WorkerPool.configure(Runtime.getRuntime().availableProcessors());
-    }
 
     /** Row lengths: one and three super-blocks, or for 32-value blocks a multiple of 32 that is not of 256. */
     private static int[] widths(GGMLType type) {

@@ -1,9 +1,8 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -20,18 +19,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * batches and matrices that end inside a tile, and the same bits for a prompt row whatever the batch
  * around it, as continuous batching needs.
  */
+@ExtendWith(TwoWorkerThreads.class)
 class TiledProductTest {
     private static final String TYPES = "F32|F16|BF16|Q8_0|Q4_0|Q4_1|Q5_0|Q5_1|Q2_K|Q3_K|Q4_K|Q5_K|Q6_K|IQ4_NL|IQ4_XS";
-
-    @BeforeAll
-    static void twoThreads() {
-        WorkerPool.configure(2);
-    }
-
-    @AfterAll
-    static void restore() {
-        WorkerPool.configure(Runtime.getRuntime().availableProcessors());
-    }
 
     /** Rows past a tile's end, columns past one panel depth and short of the next (for each block size). */
     private static int cols(GGMLType type) {

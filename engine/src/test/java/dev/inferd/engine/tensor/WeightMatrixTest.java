@@ -1,9 +1,8 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -14,20 +13,11 @@ import java.lang.foreign.ValueLayout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@ExtendWith(TwoWorkerThreads.class)
 class WeightMatrixTest {
     // 37 rows: odd, and not a multiple of the row tile or of the tasks; 96 cols: a multiple of 32 but
     // not of 64, and not of any vector length on the 512-bit machines; 416: longer, also 32 * odd.
     private static final int ROWS = 37;
-
-    @BeforeAll
-    static void twoThreads() {
-        WorkerPool.configure(2);
-    }
-
-    @AfterAll
-    static void restore() {
-        WorkerPool.configure(Runtime.getRuntime().availableProcessors());
-    }
 
     /** Double-precision products over the reference dequantization of the same bytes. */
     static float[] reference(WeightMatrix m, byte[] bytes, float[] x, int batch) {
