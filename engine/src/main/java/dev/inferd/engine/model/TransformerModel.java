@@ -131,6 +131,8 @@ public final class TransformerModel implements Model {
             int row = batch.logitsRow(s.entries[i]);
             if (row >= 0) rmsNormRow(s.x, i * dim, s.xb, row * dim, dim, outputNorm);
         }
+        // Every logits row, a prompt's last token's too, takes the row kernels: one path for the head,
+        // whatever the roles of the batch's other entries.
         if (rows > 0) output.multiply(s.xb, rows, logits.data());
         return logits;
     }

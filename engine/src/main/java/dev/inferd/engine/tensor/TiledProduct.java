@@ -3,6 +3,8 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
+import java.util.Arrays;
+
 /**
  * The product of the prompt rows with a weight matrix: a register-tiled float GEMM. The weights are
  * decoded, {@link #DEPTH} columns at a time, into panels of {@link #WIDTH} rows laid out column by
@@ -41,13 +43,12 @@ final class TiledProduct implements WorkerPool.Task {
      * a block of prompt rows ({@code ROWS x DEPTH} each) that the panels of a task reuse from L2.
      */
     static final int DEPTH = 256;
+    /** Weight rows per call of the narrow kernel. */
+    private static final int NARROW_ROWS = 4;
     /** Tasks per pool thread: few, since each task streams the whole prompt block through its panels. */
     private static final int TASKS_PER_THREAD = 2;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
-
-    /** Weight rows per call of the narrow kernel. */
-    private static final int NARROW_ROWS = 4;
 
     private MappedMatrix matrix;
     private float[] x;
@@ -71,7 +72,7 @@ final class TiledProduct implements WorkerPool.Task {
     private void transpose() {
         int cols = matrix.cols;
         if (columns.length < cols * LANES) columns = new float[cols * LANES];
-        java.util.Arrays.fill(columns, 0, cols * LANES, 0f);
+        Arrays.fill(columns, 0, cols * LANES, 0f);
         for (int b = 0; b < batch; b++) {
             for (int k = 0; k < cols; k++) columns[k * LANES + b] = x[b * cols + k];
         }
@@ -105,25 +106,22 @@ final class TiledProduct implements WorkerPool.Task {
         }
     }
 
-    /** Weight rows {@code [from, to)} with the few prompt rows in {@link #columns}, four weight rows at a time. */
+    /**
+     * Weight rows {@code [from, to)} with the few prompt rows in {@link #columns}, four weight rows at a
+     * time; a last group cut short by the matrix's end is padded with zero rows, whose sums are dropped.
+     */
     private void multiplyNarrow(Scratch s, int from, int to) {
         int cols = matrix.cols;
         float[] w = s.weightRows(NARROW_ROWS * cols);
         float[] lanes = s.lanes;
-        int r = from;
-        for (; r + NARROW_ROWS <= to; r += NARROW_ROWS) {
-            for (int i = 0; i < NARROW_ROWS; i++) matrix.dequantize((r + i) * matrix.rowBytes, cols, w, i * cols);
+        for (int r = from; r < to; r += NARROW_ROWS) {
+            int count = Math.min(NARROW_ROWS, to - r);
+            for (int i = 0; i < count; i++) matrix.dequantize((r + i) * matrix.rowBytes, cols, w, i * cols);
+            if (count < NARROW_ROWS) Arrays.fill(w, count * cols, NARROW_ROWS * cols, 0f);
             narrowKernel(columns, w, cols, lanes);
-            for (int i = 0; i < NARROW_ROWS; i++) {
+            for (int i = 0; i < count; i++) {
                 for (int b = 0; b < batch; b++) out[b * matrix.rows + r + i] = lanes[i * LANES + b];
             }
-        }
-        for (; r < to; r++) {
-            matrix.dequantize(r * matrix.rowBytes, cols, w, 0);
-            var acc = FloatVector.zero(F);
-            for (int k = 0; k < cols; k++) acc = FloatVector.fromArray(F, columns, k * LANES).fma(FloatVector.broadcast(F, w[k]), acc);
-            acc.intoArray(lanes, 0);
-            for (int b = 0; b < batch; b++) out[b * matrix.rows + r] = lanes[b];
         }
     }
 
@@ -268,7 +266,7 @@ final class TiledProduct implements WorkerPool.Task {
                 if (i < count) {
                     System.arraycopy(x, (b0 + i) * cols + k0, tail, i * depth, depth);
                 } else {
-                    java.util.Arrays.fill(tail, i * depth, (i + 1) * depth, 0f);
+                    Arrays.fill(tail, i * depth, (i + 1) * depth, 0f);
                 }
             }
         }
