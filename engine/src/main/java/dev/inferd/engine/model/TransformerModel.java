@@ -157,40 +157,109 @@ public final class TransformerModel implements Model {
         for (int start = 0; start <= last; start += blockSize) {
             float[] keys = cache.keyBlock(layer, table[start / blockSize]);
             int end = Math.min(last, start + blockSize - 1);
-            for (int t = start; t <= end; t++) {
-                float score = dot(q, qOff, keys, (t - start) * kvLen + kvOff, headDim) * scale;
+            int t = start;
+            if (headDim % F.length() == 0) {
+                for (; t + 3 <= end; t += 4) dot4(q, qOff, keys, (t - start) * kvLen + kvOff, kvLen, headDim, scores, t);
+            }
+            for (; t <= end; t++) scores[t] = dot(q, qOff, keys, (t - start) * kvLen + kvOff, headDim);
+            for (t = start; t <= end; t++) {
+                float score = scores[t] * scale;
                 scores[t] = score;
                 if (score > max) max = score;
             }
         }
-        double sum = 0;
-        for (int t = 0; t <= last; t++) {
-            float p = (float) Math.exp(scores[t] - max);
-            scores[t] = p;
-            sum += p;
-        }
-        float inv = (float) (1.0 / sum);
+        float inv = 1f / softmaxNumerators(scores, last + 1, max);
         float[] out = scratch.attention;
         int oOff = row * config.queryLength() + head * headDim;
-        java.util.Arrays.fill(out, oOff, oOff + headDim, 0f);
-        int bound = F.loopBound(headDim);
+        for (int t = 0; t <= last; t++) scores[t] = roundToHalf(scores[t] * inv);
+        // eight vectors of the output at a time stay in registers while every value row passes by: eight
+        // independent chains of fused multiply-adds, each still over the positions in order
+        int i = 0;
+        for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) accumulateValues(cache, layer, table, blockSize, last, kvLen, kvOff + i, scores, out, oOff + i);
+        for (; i < headDim; i++) { // head sizes that are not a multiple of 64
+            float o = 0f;
+            for (int t = 0; t <= last; t++) {
+                o = Math.fma(scores[t], cache.valueBlock(layer, table[t / blockSize])[(t % blockSize) * kvLen + kvOff + i], o);
+            }
+            out[oOff + i] = o;
+        }
+    }
+
+    /**
+     * Replaces {@code scores[0 .. count)} by {@code e^(score - max)} and returns their sum, eight at a
+     * time ({@link Lanes#expNonPositive}); the last eight read past {@code count}, which the scores
+     * array has room for, and their lanes are left out of the sum.
+     */
+    private static float softmaxNumerators(float[] scores, int count, float max) {
+        var sum = FloatVector.zero(F);
+        for (int t = 0; t < count; t += F.length()) {
+            var e = Lanes.expNonPositive(FloatVector.fromArray(F, scores, t).sub(max));
+            if (t + F.length() > count) e = e.blend(0f, F.indexInRange(t, count).not());
+            e.intoArray(scores, t);
+            sum = sum.add(e);
+        }
+        return Lanes.sum(sum);
+    }
+
+    /** {@code out[outOff ..]}: eight vectors of the weighted sum of the value rows from {@code offset}, positions 0..last. */
+    private static void accumulateValues(KVCache cache, int layer, int[] table, int blockSize, int last, int kvLen, int offset,
+                                         float[] weights, float[] out, int outOff) {
+        int n = F.length();
+        var o0 = FloatVector.zero(F);
+        var o1 = FloatVector.zero(F);
+        var o2 = FloatVector.zero(F);
+        var o3 = FloatVector.zero(F);
+        var o4 = FloatVector.zero(F);
+        var o5 = FloatVector.zero(F);
+        var o6 = FloatVector.zero(F);
+        var o7 = FloatVector.zero(F);
         for (int start = 0; start <= last; start += blockSize) {
             float[] values = cache.valueBlock(layer, table[start / blockSize]);
             int end = Math.min(last, start + blockSize - 1);
             for (int t = start; t <= end; t++) {
-                float p = roundToHalf(scores[t] * inv);
-                int vOff = (t - start) * kvLen + kvOff;
-                int i = 0;
-                if (bound > 0) {
-                    var pv = FloatVector.broadcast(F, p);
-                    for (; i < bound; i += F.length()) {
-                        FloatVector.fromArray(F, values, vOff + i).fma(pv, FloatVector.fromArray(F, out, oOff + i))
-                                .intoArray(out, oOff + i);
-                    }
-                }
-                for (; i < headDim; i++) out[oOff + i] += p * values[vOff + i];
+                var p = FloatVector.broadcast(F, weights[t]);
+                int v = (t - start) * kvLen + offset;
+                o0 = FloatVector.fromArray(F, values, v).fma(p, o0);
+                o1 = FloatVector.fromArray(F, values, v + n).fma(p, o1);
+                o2 = FloatVector.fromArray(F, values, v + 2 * n).fma(p, o2);
+                o3 = FloatVector.fromArray(F, values, v + 3 * n).fma(p, o3);
+                o4 = FloatVector.fromArray(F, values, v + 4 * n).fma(p, o4);
+                o5 = FloatVector.fromArray(F, values, v + 5 * n).fma(p, o5);
+                o6 = FloatVector.fromArray(F, values, v + 6 * n).fma(p, o6);
+                o7 = FloatVector.fromArray(F, values, v + 7 * n).fma(p, o7);
             }
         }
+        o0.intoArray(out, outOff);
+        o1.intoArray(out, outOff + n);
+        o2.intoArray(out, outOff + 2 * n);
+        o3.intoArray(out, outOff + 3 * n);
+        o4.intoArray(out, outOff + 4 * n);
+        o5.intoArray(out, outOff + 5 * n);
+        o6.intoArray(out, outOff + 6 * n);
+        o7.intoArray(out, outOff + 7 * n);
+    }
+
+    /**
+     * {@link #dot} of {@code a} with four rows of {@code b}, {@code stride} apart, into {@code out[at .. at + 3]}:
+     * the same operations for each row as {@link #dot} (for {@code n} a multiple of the vector length),
+     * interleaved so that four chains of multiply-adds are in flight instead of one.
+     */
+    private static void dot4(float[] a, int aOff, float[] b, int bOff, int stride, int n, float[] out, int at) {
+        var s0 = FloatVector.zero(F);
+        var s1 = FloatVector.zero(F);
+        var s2 = FloatVector.zero(F);
+        var s3 = FloatVector.zero(F);
+        for (int i = 0; i < n; i += F.length()) {
+            var x = FloatVector.fromArray(F, a, aOff + i);
+            s0 = x.fma(FloatVector.fromArray(F, b, bOff + i), s0);
+            s1 = x.fma(FloatVector.fromArray(F, b, bOff + stride + i), s1);
+            s2 = x.fma(FloatVector.fromArray(F, b, bOff + 2 * stride + i), s2);
+            s3 = x.fma(FloatVector.fromArray(F, b, bOff + 3 * stride + i), s3);
+        }
+        out[at] = Lanes.sum(s0);
+        out[at + 1] = Lanes.sum(s1);
+        out[at + 2] = Lanes.sum(s2);
+        out[at + 3] = Lanes.sum(s3);
     }
 
     /** {@code a[aOff ..] . b[bOff ..]} over {@code n} floats. */
@@ -369,8 +438,10 @@ public final class TransformerModel implements Model {
 
         /** Per worker, attention weights over a whole context; grows once to the largest cache used. */
         float[][] scores(int workers, int contextLength) {
-            if (scores.length < workers || scores[0].length < contextLength) {
-                scores = new float[workers][contextLength];
+            // rounded up to whole vectors for softmaxNumerators
+            int length = contextLength + F.length();
+            if (scores.length < workers || scores[0].length < length) {
+                scores = new float[workers][length];
             }
             return scores;
         }

@@ -1,6 +1,8 @@
 package dev.inferd.engine.tensor;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
 
 /** Vector helpers shared with the model code. */
 public final class Lanes {
@@ -13,5 +15,37 @@ public final class Lanes {
      */
     public static float sum(FloatVector v) {
         return MappedMatrix.sum(v);
+    }
+
+    private static final float LOG2_E = 1.44269504088896341f;
+    /** ln 2 split in two, the first with few enough bits that {@code n * LN2_HIGH} is exact for any n used. */
+    private static final float LN2_HIGH = 0.693359375f;
+    private static final float LN2_LOW = -2.12194440e-4f;
+    /** 1.5 * 2^23: added to a float under 2^22 in magnitude, leaves it rounded to an integer in the low mantissa bits. */
+    private static final float ROUNDING = 12582912f;
+    /** Below this, e^x is under the smallest normal float and counts as zero. */
+    private static final float UNDERFLOW = -87.33f;
+
+    /**
+     * e^x lane by lane, for x at most 0 (softmax after subtracting the maximum): within 2 ulp of the
+     * exact value, and 0 below about -87.3 (and for -infinity). The polynomial is Cephes' {@code expf}
+     * on {@code x - n ln 2}, scaled by {@code 2^n} through the exponent bits. Every step is an exactly
+     * rounded IEEE operation (no {@code lanewise(EXP)}, whose intrinsic and Java fallback differ), so the
+     * interpreter and compiled code give the same bits.
+     */
+    public static FloatVector expNonPositive(FloatVector x) {
+        var shifted = x.fma(LOG2_E, ROUNDING);
+        var n = shifted.sub(ROUNDING);
+        var r = n.fma(FloatVector.broadcast(x.species(), -LN2_HIGH), x);
+        r = n.fma(FloatVector.broadcast(x.species(), -LN2_LOW), r);
+        var p = r.fma(1.9875691500E-4f, 1.3981999507E-3f);
+        p = p.mul(r).add(8.3334519073E-3f);
+        p = p.mul(r).add(4.1665795894E-2f);
+        p = p.mul(r).add(1.6666665459E-1f);
+        p = p.mul(r).add(5.0000001201E-1f);
+        var y = p.fma(r.mul(r), r).add(1f);
+        var power = ((IntVector) shifted.reinterpretAsInts()).sub(Float.floatToRawIntBits(ROUNDING) - 127)
+                .lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+        return y.mul(power).blend(0f, x.compare(VectorOperators.LT, UNDERFLOW));
     }
 }

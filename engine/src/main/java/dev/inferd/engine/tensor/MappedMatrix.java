@@ -43,9 +43,14 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
     static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8
             ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
 
-    /** Rotations by half, a quarter, ... of the lanes: {@link #sum}'s folding order, for F and for 8 lanes. */
-    private static final VectorShuffle<Float>[] FOLDS = folds(F);
-    private static final VectorShuffle<Float>[] FOLDS_256 = folds(FloatVector.SPECIES_256);
+    /** Rotations by half, a quarter, ... of the lanes: {@link #sum}'s folding order, for 8 lanes and for 16. */
+    private static final VectorShuffle<Float> ROTATE_8_BY_4 = rotation(FloatVector.SPECIES_256, 4);
+    private static final VectorShuffle<Float> ROTATE_8_BY_2 = rotation(FloatVector.SPECIES_256, 2);
+    private static final VectorShuffle<Float> ROTATE_8_BY_1 = rotation(FloatVector.SPECIES_256, 1);
+    private static final VectorShuffle<Float> ROTATE_16_BY_8 = rotation(FloatVector.SPECIES_512, 8);
+    private static final VectorShuffle<Float> ROTATE_16_BY_4 = rotation(FloatVector.SPECIES_512, 4);
+    private static final VectorShuffle<Float> ROTATE_16_BY_2 = rotation(FloatVector.SPECIES_512, 2);
+    private static final VectorShuffle<Float> ROTATE_16_BY_1 = rotation(FloatVector.SPECIES_512, 1);
 
     /** Below this many multiply-adds a call runs on the calling thread: handing out work costs more. */
     private static final long PARALLEL_MIN_WORK = 1 << 16;
@@ -85,19 +90,23 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
      * operations in both.
      */
     static float sum(FloatVector v) {
-        for (VectorShuffle<Float> fold : v.length() == F.length() ? FOLDS : FOLDS_256) v = v.add(v.rearrange(fold));
-        return v.lane(0);
+        // each rotation a constant of its own: shuffles read from an array in a loop left C2 unable to
+        // inline rearrange, and every call boxed its vectors (a fifth of a prefill's attention time)
+        if (v.length() == 8) {
+            v = v.add(v.rearrange(ROTATE_8_BY_4));
+            v = v.add(v.rearrange(ROTATE_8_BY_2));
+            return v.add(v.rearrange(ROTATE_8_BY_1)).lane(0);
+        }
+        if (v.length() != 16) throw new IllegalArgumentException("no fixed-order sum for " + v.length() + " lanes");
+        v = v.add(v.rearrange(ROTATE_16_BY_8));
+        v = v.add(v.rearrange(ROTATE_16_BY_4));
+        v = v.add(v.rearrange(ROTATE_16_BY_2));
+        return v.add(v.rearrange(ROTATE_16_BY_1)).lane(0);
     }
 
-    @SuppressWarnings("unchecked")
-    private static VectorShuffle<Float>[] folds(VectorSpecies<Float> species) {
+    private static VectorShuffle<Float> rotation(VectorSpecies<Float> species, int shift) {
         int lanes = species.length();
-        VectorShuffle<Float>[] folds = new VectorShuffle[Integer.numberOfTrailingZeros(lanes)];
-        for (int i = 0, half = lanes / 2; half >= 1; i++, half /= 2) {
-            int shift = half;
-            folds[i] = VectorShuffle.fromOp(species, lane -> (lane + shift) % lanes);
-        }
-        return folds;
+        return VectorShuffle.fromOp(species, lane -> (lane + shift) % lanes);
     }
 
     @Override public final int rows() { return rows; }
