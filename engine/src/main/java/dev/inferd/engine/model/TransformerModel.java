@@ -176,7 +176,16 @@ public final class TransformerModel implements Model {
         // independent chains of fused multiply-adds, each still over the positions in order
         int i = 0;
         for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) accumulateValues(cache, layer, table, blockSize, last, kvLen, kvOff + i, scores, out, oOff + i);
-        for (; i < headDim; i++) { // head sizes that are not a multiple of 64
+        // the rest of head sizes that are not a multiple of 64, a vector and then a lane at a time
+        for (; i + F.length() <= headDim; i += F.length()) {
+            var o = FloatVector.zero(F);
+            for (int t = 0; t <= last; t++) {
+                float[] values = cache.valueBlock(layer, table[t / blockSize]);
+                o = FloatVector.fromArray(F, values, (t % blockSize) * kvLen + kvOff + i).fma(FloatVector.broadcast(F, scores[t]), o);
+            }
+            o.intoArray(out, oOff + i);
+        }
+        for (; i < headDim; i++) {
             float o = 0f;
             for (int t = 0; t <= last; t++) {
                 o = Math.fma(scores[t], cache.valueBlock(layer, table[t / blockSize])[(t % blockSize) * kvLen + kvOff + i], o);
