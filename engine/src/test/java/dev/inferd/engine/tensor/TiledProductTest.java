@@ -26,8 +26,8 @@ class TiledProductTest {
     /** Rows past a tile's end, columns past one panel depth and short of the next (for each block size). */
     private static int cols(GGMLType type) {
         return switch (type) {
-            case F32, F16, BF16 -> 424;
-            default -> type.blockSize() == 256 ? 768 : 416;
+            case F32, F16, BF16 -> TiledProduct.DEPTH + 168;
+            default -> type.blockSize() == 256 ? TiledProduct.DEPTH + 256 : TiledProduct.DEPTH + 160;
         };
     }
 
