@@ -90,8 +90,8 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
      * operations in both.
      */
     static float sum(FloatVector v) {
-        // each rotation a constant of its own: shuffles read from an array in a loop left C2 unable to
-        // inline rearrange, and every call boxed its vectors (a fifth of a prefill's attention time)
+        // each rotation a constant of its own: with the shuffles read from an array in a loop, C2 could
+        // not inline rearrange (PrintInlining: "virtual call") and kept a call per fold
         if (v.length() == 8) {
             v = v.add(v.rearrange(ROTATE_8_BY_4));
             v = v.add(v.rearrange(ROTATE_8_BY_2));
