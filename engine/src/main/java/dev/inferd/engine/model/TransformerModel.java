@@ -168,7 +168,7 @@ public final class TransformerModel implements Model {
                 if (score > max) max = score;
             }
         }
-        float inv = 1f / softmaxNumerators(scores, last + 1, max);
+        float inv = 1f / Lanes.softmaxNumerators(scores, last + 1, max);
         float[] out = scratch.attention;
         int oOff = row * config.queryLength() + head * headDim;
         for (int t = 0; t <= last; t++) scores[t] = roundToHalf(scores[t] * inv);
@@ -192,22 +192,6 @@ public final class TransformerModel implements Model {
             }
             out[oOff + i] = o;
         }
-    }
-
-    /**
-     * Replaces {@code scores[0 .. count)} by {@code e^(score - max)} and returns their sum, eight at a
-     * time ({@link Lanes#expNonPositive}); the last eight read past {@code count}, which the scores
-     * array has room for, and their lanes are left out of the sum.
-     */
-    private static float softmaxNumerators(float[] scores, int count, float max) {
-        var sum = FloatVector.zero(F);
-        for (int t = 0; t < count; t += F.length()) {
-            var e = Lanes.expNonPositive(FloatVector.fromArray(F, scores, t).sub(max));
-            if (t + F.length() > count) e = e.blend(0f, F.indexInRange(t, count).not());
-            e.intoArray(scores, t);
-            sum = sum.add(e);
-        }
-        return Lanes.sum(sum);
     }
 
     /** {@code out[outOff ..]}: eight vectors of the weighted sum of the value rows from {@code offset}, positions 0..last. */
@@ -447,10 +431,8 @@ public final class TransformerModel implements Model {
 
         /** Per worker, attention weights over a whole context; grows once to the largest cache used. */
         float[][] scores(int workers, int contextLength) {
-            // rounded up to whole vectors for softmaxNumerators
-            int length = contextLength + F.length();
-            if (scores.length < workers || scores[0].length < length) {
-                scores = new float[workers][length];
+            if (scores.length < workers || scores[0].length < contextLength) {
+                scores = new float[workers][contextLength];
             }
             return scores;
         }

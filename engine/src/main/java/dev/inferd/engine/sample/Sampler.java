@@ -23,8 +23,6 @@ public final class Sampler {
     private final int[] generatedCounts;
     private final float[] work;
     private final TokenHeap heap;
-    /** The vocabulary's last values short of a whole vector, padded for {@link Lanes#expNonPositive}. */
-    private final float[] tail = new float[F.length()];
 
     /**
      * @param seed the seed for this sequence (the request's seed plus the choice index, so choices differ
@@ -71,20 +69,7 @@ public final class Sampler {
         }
         // e^(l - max) eight at a time (a scalar Math.exp per token of the vocabulary was about a
         // millisecond per generated token on the scheduler's thread)
-        double sum = 0;
-        for (int i = 0; i < bound; i += F.length()) {
-            var e = Lanes.expNonPositive(FloatVector.fromArray(F, work, i).sub(max));
-            e.intoArray(work, i);
-            sum += Lanes.sum(e);
-        }
-        if (bound < vocab) {
-            java.util.Arrays.fill(tail, Float.NEGATIVE_INFINITY);
-            System.arraycopy(work, bound, tail, 0, vocab - bound);
-            var e = Lanes.expNonPositive(FloatVector.fromArray(F, tail, 0).sub(max));
-            e.intoArray(tail, 0);
-            System.arraycopy(tail, 0, work, bound, vocab - bound);
-            sum += Lanes.sum(e);
-        }
+        float sum = Lanes.softmaxNumerators(work, vocab, max);
         return params.topP() < 1f ? sampleNucleus(sum) : sampleAll(sum);
     }
 

@@ -48,4 +48,27 @@ public final class Lanes {
                 .lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
         return y.mul(power).blend(0f, x.compare(VectorOperators.LT, UNDERFLOW));
     }
+
+    /**
+     * Replaces {@code v[0 .. count)} by {@code e^(v - max)} ({@link #expNonPositive}, eight at a time)
+     * and returns their sum, added lane by lane and then in {@link #sum}'s fixed order: softmax's
+     * numerators and their total, for attention's scores and the sampler's logits.
+     */
+    public static float softmaxNumerators(float[] v, int count, float max) {
+        var species = FloatVector.SPECIES_256;
+        var sum = FloatVector.zero(species);
+        int i = 0;
+        for (int bound = species.loopBound(count); i < bound; i += species.length()) {
+            var e = expNonPositive(FloatVector.fromArray(species, v, i).sub(max));
+            e.intoArray(v, i);
+            sum = sum.add(e);
+        }
+        if (i < count) {
+            var inRange = species.indexInRange(i, count);
+            var e = expNonPositive(FloatVector.fromArray(species, v, i, inRange).sub(max)).blend(0f, inRange.not());
+            e.intoArray(v, i, inRange);
+            sum = sum.add(e);
+        }
+        return sum(sum);
+    }
 }

@@ -24,8 +24,7 @@ import java.util.Arrays;
  * <p>A few prompt rows (at most one vector's lanes: the end of a prompt, a short chat turn) take a
  * narrow kernel instead, whose lanes run along the batch: the rows are transposed once
  * ({@code columns[k * LANES + b]}), and each weight row, decoded as stored, multiplies them one column
- * at a time. Packing panels costs about a nanosecond a weight, as much as the products of a handful of
- * rows. The narrow kernel computes every output by the same chain of fused multiply-adds, so a row
+ * at a time. Packing a panel costs as much as the products of a handful of rows. The narrow kernel computes every output by the same chain of fused multiply-adds, so a row
  * gets the same bits from either kernel.
  *
  * <p>One per calling thread (in its {@link MappedMatrix.Job}); tasks split the panels (or the weight
@@ -39,7 +38,7 @@ final class TiledProduct implements WorkerPool.Task {
     /** Activation rows per kernel call: with two accumulators each, twelve of the sixteen AVX2 registers. */
     static final int ROWS = 6;
     /**
-     * Columns per panel: a multiple of every block size, a panel that fits in L1 (32 KB at 8 lanes) and
+     * Columns per panel: a multiple of every block size, a panel that fills L1 (32 KB at 8 lanes) and
      * a block of prompt rows ({@code ROWS x DEPTH} each) that the panels of a task reuse from L2. Each
      * depth reads and writes the outputs once more (a tenth of a product's samples went to those
      * stores at 256); 512 measured 13% faster than 256 on a 2048 x 2048 Q4_0 product of 512 rows.
@@ -180,6 +179,8 @@ final class TiledProduct implements WorkerPool.Task {
     /**
      * {@code c[cOffset + i * cStride + j] (+)= sum over k < depth of a[aOffset + i * aStride + k] * panel[k * WIDTH + j]}
      * for {@code i < ROWS}, {@code j < WIDTH}: from zero when {@code first}, else continuing the sums in c.
+     * The twelve accumulators are written out as locals on purpose: they are the twelve registers, and
+     * vectors kept in an array or passed to a helper that C2 may not inline are boxed on the heap.
      */
     static void kernel(float[] a, int aOffset, int aStride, float[] panel, int depth,
                        float[] c, int cOffset, int cStride, boolean first) {

@@ -82,18 +82,7 @@ class BlockMatrixTest {
             float[] out = new float[batch * rows];
             m.multiply(x, batch, out);
             float[] w = Quantizer.dequantize(type, bytes, rows * cols);
-            for (int i = 0; i < out.length; i++) {
-                int b = i / rows, r = i % rows;
-                double sum = 0, scale = 0;
-                for (int c = 0; c < cols; c++) {
-                    double p = (double) w[r * cols + c] * x[b * cols + c];
-                    sum += p;
-                    scale += Math.abs(p);
-                }
-                assertThat((double) Math.abs(out[i] - sum))
-                        .as("%s %dx%d batch %d at %d", type, rows, cols, batch, i)
-                        .isLessThanOrEqualTo(scale * 1e-5 + 1e-6 + WeightMatrixTest.activationQuantization(m, w, x, r, b));
-            }
+            WeightMatrixTest.assertCloseToReference(m, w, x, out, String.format("%s %dx%d batch %d", type, rows, cols, batch));
         }
     }
 

@@ -53,4 +53,19 @@ class LanesTest {
         for (int i = 0; i < 16; i++) w[i] = i + 1;
         assertEquals(136f, Lanes.sum(FloatVector.fromArray(FloatVector.SPECIES_512, w, 0)));
     }
+
+    @Test
+    void softmaxNumeratorsReplaceTheValuesUpToCountAndSumThem() {
+        float[] v = new float[16];
+        for (int i = 0; i < v.length; i++) v[i] = -0.25f * i;
+        float sum = Lanes.softmaxNumerators(v, 13, 0.5f);
+        double expected = 0;
+        for (int i = 0; i < 13; i++) {
+            double exact = Math.exp(-0.25 * i - 0.5);
+            expected += exact;
+            assertEquals(exact, v[i], 2 * Math.ulp((float) exact), "value " + i);
+        }
+        assertEquals(expected, sum, 1e-5);
+        for (int i = 13; i < 16; i++) assertEquals(-0.25f * i, v[i], "past the count, untouched: " + i);
+    }
 }

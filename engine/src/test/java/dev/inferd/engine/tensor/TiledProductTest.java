@@ -60,20 +60,9 @@ class TiledProductTest {
                 float[] out = new float[batch * rows];
                 m.multiply(x, batch, out, prompt);
                 float[] w = Quantizer.dequantize(type, bytes, rows * cols);
-                for (int i = 0; i < out.length; i++) {
-                    int b = i / rows, r = i % rows;
-                    double sum = 0, scale = 0;
-                    for (int k = 0; k < cols; k++) {
-                        double p = (double) w[r * cols + k] * x[b * cols + k];
-                        sum += p;
-                        scale += Math.abs(p);
-                    }
-                    // the integer-kernel types round prompt rows to their int8 blocks too
-                    double activations = WeightMatrixTest.activationQuantization(m, w, x, r, b);
-                    assertThat((double) Math.abs(out[i] - sum))
-                            .as("%s %dx%d, batch %d with %d prompt rows, at %d", type, rows, cols, batch, prompt, i)
-                            .isLessThanOrEqualTo(scale * 1e-5 + 1e-6 + activations);
-                }
+                // the integer-kernel types round prompt rows to their int8 blocks too
+                WeightMatrixTest.assertCloseToReference(m, w, x, out,
+                        String.format("%s %dx%d, batch %d with %d prompt rows", type, rows, cols, batch, prompt));
             }
         }
     }

@@ -75,6 +75,27 @@ class WeightMatrixTest {
     }
 
     /**
+     * Checks {@code out} (a batch of {@code x}'s rows times {@code m}) against the double-precision
+     * products with the decoded weights {@code w}: within float rounding of the sum of |products|,
+     * plus what rounding the activations to int8 blocks may add for the types that do.
+     */
+    static void assertCloseToReference(WeightMatrix m, float[] w, float[] x, float[] out, String what) {
+        int rows = m.rows(), cols = m.cols();
+        for (int i = 0; i < out.length; i++) {
+            int b = i / rows, r = i % rows;
+            double sum = 0, scale = 0;
+            for (int c = 0; c < cols; c++) {
+                double p = (double) w[r * cols + c] * x[b * cols + c];
+                sum += p;
+                scale += Math.abs(p);
+            }
+            assertThat((double) Math.abs(out[i] - sum))
+                    .as("%s at %d", what, i)
+                    .isLessThanOrEqualTo(scale * 1e-5 + 1e-6 + activationQuantization(m, w, x, r, b));
+        }
+    }
+
+    /**
      * The most that quantizing the activations to int8 blocks (as llama.cpp does, for the types that
      * multiply in integers) can move row {@code r}'s product with entry {@code b}: each x moves by at
      * most half a step (max |x| of its block / 254) plus the rounding of the step (fp16 for Q8_0 blocks:
