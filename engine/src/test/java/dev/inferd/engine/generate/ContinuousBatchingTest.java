@@ -8,12 +8,14 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -56,6 +58,8 @@ class ContinuousBatchingTest {
     static final class Recorder implements GenerationListener {
         final List<StringBuilder> text = new ArrayList<>();
         final List<List<Integer>> tokens = new ArrayList<>();
+        /** Every choice's reported log-probabilities, in arrival order. */
+        final List<TokenLogprob> logprobs = new CopyOnWriteArrayList<>();
         final List<FinishReason> finish = new CopyOnWriteArrayList<>();
         volatile int events;
         volatile int cancelAfter = Integer.MAX_VALUE;
@@ -73,6 +77,7 @@ class ContinuousBatchingTest {
         public void onText(int choice, String t, List<TokenLogprob> logprobs) {
             text.get(choice).append(t);
             for (TokenLogprob lp : logprobs) tokens.get(choice).add(lp.token());
+            this.logprobs.addAll(logprobs);
             events++;
             onEvent.accept(this);
         }
@@ -201,6 +206,36 @@ class ContinuousBatchingTest {
             assertThat(g.stats().cachedPromptTokens()).isEqualTo(result.cachedPromptTokens());
             assertThat(second.ids()).isEqualTo(soloIds(shared + " and a dog.", 30, SamplingParams.GREEDY));
         }
+    }
+
+    @Test
+    void aFollowUpQuotingAnEarlierAnswerGetsOnlyPromptComputedBlocksAndTheColdRunsNumbers() throws Exception {
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS)) {
+            int[] question = g.textPrompt("Once upon a time, there was a little girl named Lily. She liked to play"
+                    + " in the park with her big red ball.");
+            var answer = new Recorder(1);
+            g.generate(new GenerationRequest(question, 1, 40, List.of(), SamplingParams.GREEDY, 0), answer);
+            // the next turn's prompt holds the question, the answer as it was generated, and more
+            int[] followUp = IntStream.concat(IntStream.concat(Arrays.stream(question),
+                    answer.ids().stream().mapToInt(Integer::intValue)), Arrays.stream(question, 1, 6)).toArray();
+            assertThat(followUp.length / 16).isGreaterThan(question.length / 16 + 1);
+
+            var warm = new Recorder(1);
+            GenerationResult result = g.generate(new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), warm);
+            // the answer's blocks were computed as generated tokens, here they are prompt: recomputed
+            assertThat(result.cachedPromptTokens()).isEqualTo(question.length / 16 * 16);
+
+            var cold = new Recorder(1);
+            try (var fresh = open(LocalTextGenerator.Options.DEFAULTS)) {
+                fresh.generate(new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), cold);
+            }
+            assertThat(warm.ids()).isEqualTo(cold.ids());
+            assertThat(logprobs(warm)).isEqualTo(logprobs(cold)); // bit for bit
+        }
+    }
+
+    private static List<Float> logprobs(Recorder r) {
+        return r.logprobs.stream().map(TokenLogprob::logprob).toList();
     }
 
     @Test
