@@ -7,19 +7,21 @@ import java.util.Map;
 /**
  * The fixed set of KV blocks and who holds them: a reference count per block (sequences that share a
  * prompt hold the same blocks), a free list, and the prefix cache. A full block whose tokens are known
- * is registered under the hash of those tokens (and of how many of them were computed as prompt
- * tokens) chained with its prefix's hash; when its last holder lets it go it is not wiped but kept in
- * a least-recently-used list, where a later request with the same prefix can take it back, until an
- * allocation finds no never-used block and evicts it.
+ * is registered under the hash of those tokens chained with its prefix's hash; when its last holder
+ * lets it go it is not wiped but kept in a least-recently-used list, where a later request with the
+ * same prefix can take it back, until an allocation finds no never-used block and evicts it.
  *
- * <p>The prompt count is part of the key because a position's keys and values depend on its role:
- * prompt tokens go through the tiled product, generated ones through the row kernels, which round
- * differently. A follow-up turn that quotes an earlier answer as prompt must not be handed the blocks
- * the answer was generated in, or its numbers would differ from a cold run's.
+ * <p>The key is the tokens alone, not how they were computed: a follow-up turn that quotes an earlier
+ * answer gets the blocks the answer was generated in (row kernels), where a cold run computes those
+ * positions as prompt (the tiled product), which rounds differently. Its tokens stay the same in
+ * practice, but its log-probabilities differ from a cold run's in the fifth digit (stories260K,
+ * {@code ContinuousBatchingTest}). Keying by role as well was tried: exact, but every turn then
+ * recomputes the previous answer as prompt (at the 1B Q4_0's prefill of about 42 tokens/s, 12 s for
+ * a 500-token answer), and multi-turn reuse is what the cache is for. What runs beside a request
+ * never matters.
  *
- * <p>Hashes are 64-bit and a hit also compares the block's own tokens and prompt count, so two
- * prefixes are confused only if their earlier blocks collide in 64 bits. Not thread-safe: the
- * scheduler thread owns it.
+ * <p>Hashes are 64-bit and a hit also compares the block's own tokens, so two prefixes are confused
+ * only if their earlier blocks collide in 64 bits. Not thread-safe: the scheduler thread owns it.
  */
 final class BlockPool {
     private static final int NONE = -1;
@@ -39,7 +41,6 @@ final class BlockPool {
     private final long[] hashes;
     private final long[] parents;
     private final int[][] tokens;
-    private final int[] promptPositions;
     private final Map<Long, Integer> index = new HashMap<>();
     private int used;
 
@@ -55,7 +56,6 @@ final class BlockPool {
         hashes = new long[blocks];
         parents = new long[blocks];
         tokens = new int[blocks][];
-        promptPositions = new int[blocks];
     }
 
     int total() { return refCount.length; }
@@ -111,22 +111,18 @@ final class BlockPool {
         }
     }
 
-    /**
-     * The registered block holding exactly these tokens, the first {@code prompt} of them computed as
-     * prompt tokens, after the prefix hashed {@code parent}; or -1.
-     */
-    int lookup(long hash, long parent, int[] source, int from, int length, int prompt) {
+    /** The registered block holding exactly these tokens after the prefix hashed {@code parent}, or -1. */
+    int lookup(long hash, long parent, int[] source, int from, int length) {
         Integer block = index.get(hash);
-        if (block == null || parents[block] != parent || promptPositions[block] != prompt) return NONE;
+        if (block == null || parents[block] != parent) return NONE;
         if (!Arrays.equals(tokens[block], 0, length, source, from, from + length)) return NONE;
         return block;
     }
 
     /** Makes a full block findable by its prefix; false when another block already holds that prefix. */
-    boolean register(int block, long hash, long parent, int[] source, int from, int length, int prompt) {
+    boolean register(int block, long hash, long parent, int[] source, int from, int length) {
         if (registered[block] || index.containsKey(hash)) return false;
         registered[block] = true;
-        promptPositions[block] = prompt;
         hashes[block] = hash;
         parents[block] = parent;
         tokens[block] = Arrays.copyOfRange(source, from, from + length);
@@ -142,12 +138,9 @@ final class BlockPool {
         tokens[block] = null;
     }
 
-    /**
-     * The hash of {@code length} tokens following a prefix whose hash is {@code parent}, the first
-     * {@code prompt} of them computed as prompt tokens.
-     */
-    static long chain(long parent, int[] source, int from, int length, int prompt) {
-        long h = mix(mix(parent + length) ^ prompt);
+    /** The hash of {@code length} tokens following a prefix whose hash is {@code parent}. */
+    static long chain(long parent, int[] source, int from, int length) {
+        long h = mix(parent + length);
         for (int i = from; i < from + length; i++) h = mix(h ^ source[i]);
         return h;
     }

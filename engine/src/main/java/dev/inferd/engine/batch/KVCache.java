@@ -8,9 +8,7 @@ package dev.inferd.engine.batch;
  *
  * <p>Blocks are shared, never copied up front: {@link #copy} gives another sequence the same blocks
  * (n choices of one prompt), and {@link #attachCachedPrefix} gives a new sequence the blocks an
- * earlier sequence wrote for the same tokens in the same roles (the prefix cache, see {@link BlockPool}:
- * position {@code p} of a sequence whose prompt is {@code promptLength} tokens long was computed as a
- * prompt token when {@code p < promptLength}, as a generated one otherwise). A write into a
+ * earlier sequence wrote for the same tokens (the prefix cache, see {@link BlockPool}). A write into a
  * block that someone else also holds first copies it (copy-on-write). Writes go through
  * {@link #ensureWritable} / {@link #prepareWrite}; only those allocate.
  *
@@ -210,22 +208,20 @@ public final class KVCache {
     }
 
     /**
-     * Gives an empty sequence the cached blocks that hold a prefix of {@code tokens} computed in the
-     * roles this sequence gives them (its first {@code promptLength} positions as prompt tokens): whole
-     * blocks only, and only within the first {@code maxPositions} positions.
+     * Gives an empty sequence the cached blocks that hold a prefix of {@code tokens}: whole blocks only,
+     * and only within the first {@code maxPositions} positions.
      *
      * @return the positions now held (a multiple of the block size)
      */
-    public int attachCachedPrefix(int sequence, int[] tokens, int promptLength, int maxPositions) {
+    public int attachCachedPrefix(int sequence, int[] tokens, int maxPositions) {
         checkSequence(sequence);
         if (blockCounts[sequence] != 0) throw new IllegalStateException("sequence " + sequence + " is not empty");
         int limit = Math.min(Math.min(maxPositions, tokens.length), contextLength) / blockSize;
         long parent = BlockPool.ROOT;
         int b = 0;
         for (; b < limit; b++) {
-            int prompt = promptPositions(b, promptLength);
-            long hash = BlockPool.chain(parent, tokens, b * blockSize, blockSize, prompt);
-            int block = pool.lookup(hash, parent, tokens, b * blockSize, blockSize, prompt);
+            long hash = BlockPool.chain(parent, tokens, b * blockSize, blockSize);
+            int block = pool.lookup(hash, parent, tokens, b * blockSize, blockSize);
             if (block < 0) break;
             pool.retain(block);
             tables[sequence][b] = block;
@@ -240,25 +236,18 @@ public final class KVCache {
 
     /**
      * Offers the sequence's full blocks to the prefix cache; {@code tokens[p]} is the token at position
-     * {@code p}, for every position written so far, and positions below {@code promptLength} were
-     * computed as prompt tokens.
+     * {@code p}, for every position written so far.
      */
-    public void commitFullBlocks(int sequence, int[] tokens, int promptLength) {
+    public void commitFullBlocks(int sequence, int[] tokens) {
         checkSequence(sequence);
         int full = lengths[sequence] / blockSize;
         for (int b = committed[sequence]; b < full; b++) {
             long parent = b == 0 ? BlockPool.ROOT : chain[sequence][b - 1];
-            int prompt = promptPositions(b, promptLength);
-            long hash = BlockPool.chain(parent, tokens, b * blockSize, blockSize, prompt);
-            pool.register(tables[sequence][b], hash, parent, tokens, b * blockSize, blockSize, prompt);
+            long hash = BlockPool.chain(parent, tokens, b * blockSize, blockSize);
+            pool.register(tables[sequence][b], hash, parent, tokens, b * blockSize, blockSize);
             chain[sequence][b] = hash;
         }
         if (full > committed[sequence]) committed[sequence] = full;
-    }
-
-    /** How many positions of logical block {@code b} come before {@code promptLength}. */
-    private int promptPositions(int b, int promptLength) {
-        return Math.clamp(promptLength - (long) b * blockSize, 0, blockSize);
     }
 
     private int allocate() {

@@ -242,7 +242,7 @@ public final class Scheduler implements AutoCloseable {
             SequenceSlot slot = item.slot();
             if (slot.state != SequenceSlot.State.ACTIVE) continue; // its request failed meanwhile
             slot.computed += item.count();
-            cache.commitFullBlocks(slot.sequence, slot.tokens(), slot.owner.request.prompt().length);
+            cache.commitFullBlocks(slot.sequence, slot.tokens());
             if (slot.pending() == 0) {
                 int row = batch.logitsRow(rowEntry(item));
                 try {
@@ -284,7 +284,7 @@ public final class Scheduler implements AutoCloseable {
             SequenceSlot s = paused.getFirst();
             if (liveHolders() > 0 && cache.availableBlocks() < cache.blocksFor(s.size())) return;
             paused.removeFirst();
-            int hit = cache.attachCachedPrefix(s.sequence, s.tokens(), s.owner.request.prompt().length, s.size() - 1);
+            int hit = cache.attachCachedPrefix(s.sequence, s.tokens(), s.size() - 1);
             s.computed = hit;
             s.state = SequenceSlot.State.ACTIVE;
         }
@@ -316,7 +316,7 @@ public final class Scheduler implements AutoCloseable {
         SequenceSlot first = r.slots[0];
         first.setTokens(prompt, prompt.length);
         // The last prompt token always runs: its logits start the generation.
-        int hit = cache.attachCachedPrefix(first.sequence, prompt, prompt.length, prompt.length - 1);
+        int hit = cache.attachCachedPrefix(first.sequence, prompt, prompt.length - 1);
         first.computed = hit;
         r.cachedPromptTokens = hit;
         cachedPromptTokens += hit;

@@ -51,44 +51,25 @@ class KVCacheTest {
         KVCache c = cache(8);
         int[] tokens = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
         write(c, 0, 0, 10, 0);
-        c.commitFullBlocks(0, tokens, tokens.length);
+        c.commitFullBlocks(0, tokens);
         c.clear(0);
         assertThat(c.cachedBlocks()).isEqualTo(2);
         assertThat(c.usedBlocks()).isZero();
 
         int[] same = {1, 2, 3, 4, 5, 6, 7, 8, 42};
-        assertThat(c.attachCachedPrefix(1, same, same.length, same.length - 1)).isEqualTo(8);
+        assertThat(c.attachCachedPrefix(1, same, same.length - 1)).isEqualTo(8);
         assertThat(keyAt(c, 1, 7)).isEqualTo(7);
         assertThat(c.cachedBlocks()).isZero();
         assertThat(c.usedBlocks()).isEqualTo(2);
 
         int[] divergent = {1, 2, 3, 4, 9, 9, 9, 9, 9};
-        assertThat(c.attachCachedPrefix(2, divergent, divergent.length, 9)).isEqualTo(4); // the first block only, shared with 1
+        assertThat(c.attachCachedPrefix(2, divergent, 9)).isEqualTo(4); // the first block only, shared with 1
         assertThat(c.usedBlocks()).isEqualTo(2);
         int[] otherStart = {2, 2, 3, 4, 5, 6, 7, 8};
-        assertThat(c.attachCachedPrefix(3, otherStart, otherStart.length, 8)).isZero();
+        assertThat(c.attachCachedPrefix(3, otherStart, 8)).isZero();
         // the limit keeps the last prompt token for the model
         c.clear(1);
-        assertThat(c.attachCachedPrefix(1, same, same.length, 7)).isEqualTo(4);
-    }
-
-    @Test
-    void blocksAreFoundOnlyByASequenceThatGivesTheirPositionsTheSameRoles() {
-        KVCache c = cache(8);
-        int[] tokens = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-        write(c, 0, 0, 13, 0);
-        c.commitFullBlocks(0, tokens, 6); // a 6-token prompt, then generated tokens
-        c.clear(0);
-        assertThat(c.cachedBlocks()).isEqualTo(3);
-
-        // a follow-up quoting the whole exchange as its prompt: only the block computed as prompt fits
-        assertThat(c.attachCachedPrefix(1, tokens, tokens.length, 12)).isEqualTo(4);
-        c.clear(1);
-        // the same prompt resumed with the same generated tokens (a paused sequence): every block fits
-        assertThat(c.attachCachedPrefix(2, tokens, 6, 12)).isEqualTo(12);
-        c.clear(2);
-        // a prompt that ends elsewhere in the second block: the first block only
-        assertThat(c.attachCachedPrefix(3, tokens, 5, 12)).isEqualTo(4);
+        assertThat(c.attachCachedPrefix(1, same, 7)).isEqualTo(4);
     }
 
     @Test
@@ -97,16 +78,16 @@ class KVCacheTest {
         int[] a = {1, 1, 1, 1};
         int[] b = {2, 2, 2, 2};
         write(c, 0, 0, 4, 0);
-        c.commitFullBlocks(0, a, a.length);
+        c.commitFullBlocks(0, a);
         write(c, 1, 0, 4, 0);
-        c.commitFullBlocks(1, b, b.length);
+        c.commitFullBlocks(1, b);
         c.clear(0);                              // a is older in the cached list
         c.clear(1);
         assertThat(c.cachedBlocks()).isEqualTo(2);
         assertThat(c.ensureWritable(2, 0, 8)).isTrue(); // one free block, then evicts a
         assertThat(c.cachedBlocks()).isEqualTo(1);
-        assertThat(c.attachCachedPrefix(3, a, a.length, 4)).isZero();
-        assertThat(c.attachCachedPrefix(3, b, b.length, 4)).isEqualTo(4);
+        assertThat(c.attachCachedPrefix(3, a, 4)).isZero();
+        assertThat(c.attachCachedPrefix(3, b, 4)).isEqualTo(4);
         assertThat(c.ensureWritable(2, 8, 12)).isFalse(); // everything is held now
         assertThatThrownBy(() -> c.prepareWrite(2, 8)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("3 blocks are all in use");
@@ -117,12 +98,12 @@ class KVCacheTest {
         KVCache c = cache(4);
         int[] tokens = {5, 6, 7, 8, 9};
         write(c, 0, 0, 5, 0);
-        c.commitFullBlocks(0, tokens, tokens.length);
+        c.commitFullBlocks(0, tokens);
         c.truncate(0, 2);
         assertThat(c.blockCount(0)).isEqualTo(1);
         write(c, 0, 2, 3, 50);
         c.clear(0);
-        assertThat(c.attachCachedPrefix(1, tokens, tokens.length, 5)).isZero();
+        assertThat(c.attachCachedPrefix(1, tokens, 5)).isZero();
         assertThat(c.cachedBlocks()).isZero();
     }
 }

@@ -19,6 +19,7 @@ import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Many requests at once on stories260K: a request's output does not depend on what runs beside it,
@@ -209,7 +210,7 @@ class ContinuousBatchingTest {
     }
 
     @Test
-    void aFollowUpQuotingAnEarlierAnswerGetsOnlyPromptComputedBlocksAndTheColdRunsNumbers() throws Exception {
+    void aFollowUpQuotingAnEarlierAnswerReusesTheAnswersBlocksAndGivesTheColdRunsTokens() throws Exception {
         try (var g = open(LocalTextGenerator.Options.DEFAULTS)) {
             int[] question = g.textPrompt("Once upon a time, there was a little girl named Lily. She liked to play"
                     + " in the park with her big red ball.");
@@ -218,24 +219,23 @@ class ContinuousBatchingTest {
             // the next turn's prompt holds the question, the answer as it was generated, and more
             int[] followUp = IntStream.concat(IntStream.concat(Arrays.stream(question),
                     answer.ids().stream().mapToInt(Integer::intValue)), Arrays.stream(question, 1, 6)).toArray();
-            assertThat(followUp.length / 16).isGreaterThan(question.length / 16 + 1);
 
             var warm = new Recorder(1);
             GenerationResult result = g.generate(new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), warm);
-            // the answer's blocks were computed as generated tokens, here they are prompt: recomputed
-            assertThat(result.cachedPromptTokens()).isEqualTo(question.length / 16 * 16);
+            // every full block the first exchange wrote (its last token was sampled, never run)
+            int written = question.length + answer.ids().size() - 1;
+            assertThat(result.cachedPromptTokens()).isEqualTo(written / 16 * 16).isGreaterThan(question.length / 16 * 16);
 
             var cold = new Recorder(1);
             try (var fresh = open(LocalTextGenerator.Options.DEFAULTS)) {
                 fresh.generate(new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), cold);
             }
             assertThat(warm.ids()).isEqualTo(cold.ids());
-            assertThat(logprobs(warm)).isEqualTo(logprobs(cold)); // bit for bit
+            // the answer's keys and values came from the row kernels, a cold run's from the tiled product
+            for (int i = 0; i < cold.logprobs.size(); i++) {
+                assertThat(warm.logprobs.get(i).logprob()).isCloseTo(cold.logprobs.get(i).logprob(), within(1e-3f));
+            }
         }
-    }
-
-    private static List<Float> logprobs(Recorder r) {
-        return r.logprobs.stream().map(TokenLogprob::logprob).toList();
     }
 
     @Test
