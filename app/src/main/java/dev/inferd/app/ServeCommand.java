@@ -24,6 +24,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /** {@code inferd serve}: the local OpenAI-compatible server. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
@@ -84,8 +86,9 @@ public final class ServeCommand implements Callable<Integer> {
         WorkerPool.configure(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
         HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
 
-        // Downloads (with progress) happen before the port opens; loading (mmap, seconds at most) after,
-        // so a client that connects early gets a 503 with Retry-After rather than a refused connection.
+        // Downloads (with progress) happen before the port opens. Loading (mapping the file, building the
+        // tokenizer: about half a second) runs beside the HTTP server's start-up, which takes as long, so a
+        // client that connects early gets a 503 with Retry-After rather than a refused connection.
         List<ResolvedModel> resolved;
         try {
             resolved = resolveAll();
@@ -95,24 +98,83 @@ public final class ServeCommand implements Callable<Integer> {
         }
         ModelRegistry registry = new ModelRegistry();
         resolved.forEach(m -> registry.loading(m.id()));
-        InferdServer server;
+        var running = new Running();
+        var shutdownHook = new Thread(running::stop, "inferd-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+        var loading = new FutureTask<>(() -> loadAll(resolved, kvBytes, registry, running));
+        Thread.ofPlatform().name("inferd-load").daemon(true).start(loading);
+
+        String failure;
         try {
-            server = InferdServer.start(host, port, registry, ServerOptions.defaults());
+            running.started(InferdServer.start(host, port, registry, ServerOptions.defaults()));
+            failure = loading.get();
         } catch (RuntimeException e) {
-            System.err.println("inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage());
+            failure = "inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage();
+        } catch (ExecutionException e) {
+            failure = "inferd: cannot load the model: " + e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = "inferd: interrupted while loading";
+        }
+        if (failure != null) {
+            System.err.println(failure);
+            running.stop();
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException alreadyExiting) {
+                // the hook runs anyway and finds everything stopped
+            }
             return 1;
         }
-        List<TextGenerator> loaded = new ArrayList<>();
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.err.println("inferd: shutting down");
-            server.stop();
-            synchronized (loaded) {
-                loaded.forEach(TextGenerator::close);
-            }
-            stopped.countDown();
-        }, "inferd-shutdown"));
+        InferdServer server = running.server();
+        String shownHost = host.contains(":") ? "[" + host + "]" : host;
+        System.out.printf("inferd: serving on http://%s:%d/v1 (OpenAI base URL; no API key needed). Ctrl-C stops.%n",
+                shownHost, server.port());
+        System.out.flush();
+        try {
+            running.stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
 
+    /** What a serve holds while it runs: its server once listening, its models as they load. Stops once. */
+    private static final class Running {
+        final CountDownLatch stopped = new CountDownLatch(1);
+        private final List<TextGenerator> loaded = new ArrayList<>();
+        private InferdServer server;
+        private boolean closed;
+
+        synchronized void started(InferdServer server) {
+            this.server = server;
+        }
+
+        synchronized InferdServer server() {
+            return server;
+        }
+
+        /** Keeps a loaded model to close at the end; false (and the caller closes it) once stopped. */
+        synchronized boolean add(TextGenerator generator) {
+            if (closed) return false;
+            loaded.add(generator);
+            return true;
+        }
+
+        synchronized void stop() {
+            if (closed) return;
+            closed = true;
+            if (server != null) {
+                System.err.println("inferd: shutting down");
+                server.stop();
+            }
+            loaded.forEach(TextGenerator::close);
+            stopped.countDown();
+        }
+    }
+
+    /** Loads the models in turn, each marked ready as it comes; null, or what stopped the first that failed. */
+    private String loadAll(List<ResolvedModel> resolved, long kvBytes, ModelRegistry registry, Running running) {
         for (ResolvedModel model : resolved) {
             try {
                 long started = System.nanoTime();
@@ -120,26 +182,17 @@ public final class ServeCommand implements Callable<Integer> {
                 String owner = model.entry().isPresent() ? model.ownedBy() : null;
                 var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
                         .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued));
-                synchronized (loaded) {
-                    loaded.add(generator);
+                if (!running.add(generator)) {
+                    generator.close(); // stopped while it loaded
+                    return null;
                 }
                 registry.ready(model.id(), generator, () -> snapshot(generator.stats()));
                 printModel(generator, (System.nanoTime() - started) / 1_000_000);
             } catch (GGUFFormatException | UnsupportedOperationException | IllegalArgumentException | IOException e) {
-                System.err.println("inferd: cannot load " + model.file() + ": " + e.getMessage());
-                return 1; // the shutdown hook stops the server and closes what was loaded
+                return "inferd: cannot load " + model.file() + ": " + e.getMessage();
             }
         }
-        String shownHost = host.contains(":") ? "[" + host + "]" : host;
-        System.out.printf("inferd: serving on http://%s:%d/v1 (OpenAI base URL; no API key needed). Ctrl-C stops.%n",
-                shownHost, server.port());
-        System.out.flush();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return 0;
+        return null;
     }
 
     private List<ResolvedModel> resolveAll() {

@@ -26,7 +26,7 @@ public final class ModelDownloader {
     /** @param stallTimeout how long a connection may deliver nothing before it counts as failed */
     public ModelDownloader(ModelsConfig config, ModelStore store, RetryPolicy retry, Duration stallTimeout) {
         this(config, store, new ResumableDownload(
-                ResumableDownload.newHttpClient(Duration.ofSeconds(20)), retry, Duration.ofSeconds(60), stallTimeout));
+                () -> ResumableDownload.newHttpClient(Duration.ofSeconds(20)), retry, Duration.ofSeconds(60), stallTimeout));
     }
 
     ModelDownloader(ModelsConfig config, ModelStore store, ResumableDownload fetcher) {

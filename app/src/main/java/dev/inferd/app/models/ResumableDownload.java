@@ -22,6 +22,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Fetches one URL into a {@code .part} file that survives interruptions: it resumes with
@@ -34,13 +35,15 @@ final class ResumableDownload {
     private static final int MAX_REDIRECTS = 10;
     private static final int BUFFER = 256 * 1024;
 
-    private final HttpClient http;
+    private final Supplier<HttpClient> newClient;
+    /** Built by the first download: building one sets up TLS, a third of a second of every start-up otherwise. */
+    private HttpClient http;
     private final RetryPolicy retry;
     private final Duration responseTimeout;
     private final Duration idleTimeout;
 
-    ResumableDownload(HttpClient http, RetryPolicy retry, Duration responseTimeout, Duration idleTimeout) {
-        this.http = http;
+    ResumableDownload(Supplier<HttpClient> newClient, RetryPolicy retry, Duration responseTimeout, Duration idleTimeout) {
+        this.newClient = newClient;
         this.retry = retry;
         this.responseTimeout = responseTimeout;
         this.idleTimeout = idleTimeout;
@@ -51,6 +54,11 @@ final class ResumableDownload {
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .connectTimeout(connectTimeout)
                 .build();
+    }
+
+    private synchronized HttpClient http() {
+        if (http == null) http = newClient.get();
+        return http;
     }
 
     /**
@@ -220,7 +228,7 @@ final class ResumableDownload {
             if (bearerToken.isPresent() && sameOrigin(current, url)) {
                 request.header("Authorization", "Bearer " + bearerToken.get());
             }
-            HttpResponse<InputStream> response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = http().send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
             int status = response.statusCode();
             if (status != 301 && status != 302 && status != 303 && status != 307 && status != 308) {
                 return response;
