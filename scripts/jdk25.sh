@@ -2,6 +2,13 @@
 # Looks at $JAVA_HOME, then `java` on PATH, then /usr/lib/jvm/*, /opt/*, ~/.sdkman and ~/.jdks.
 
 _inferd_java_major() { # prints the feature version of the java binary $1
+  # a JDK's release file says it without starting a JVM (a tenth of a second per candidate)
+  local release
+  release="$(dirname "$(dirname "$1")")/release"
+  if [ -f "$release" ] && grep -q '^JAVA_VERSION=' "$release"; then
+    sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release" | head -n 1
+    return
+  fi
   "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p' | head -n 1
 }
 
