@@ -172,7 +172,8 @@ public final class GGUFFile implements AutoCloseable {
     private String readString() {
         long len = readU64();
         if (len > file.byteSize() - pos) throw new GGUFFormatException("string runs past the end of the file");
-        byte[] b = file.asSlice(pos, len).toArray(ValueLayout.JAVA_BYTE);
+        byte[] b = new byte[(int) len];
+        MemorySegment.copy(file, ValueLayout.JAVA_BYTE, pos, b, 0, b.length);
         pos += len;
         return new String(b, StandardCharsets.UTF_8);
     }
@@ -200,53 +201,40 @@ public final class GGUFFile implements AutoCloseable {
         long count = readU64();
         if (count > Integer.MAX_VALUE - 8) throw new GGUFFormatException("array of " + count + " items");
         int n = (int) count;
-        switch (type) {
-            case 0, 1 -> {
-                byte[] a = file.asSlice(pos, n).toArray(ValueLayout.JAVA_BYTE);
-                pos += n;
-                return a;
-            }
-            case 2, 3 -> {
-                short[] a = new short[n];
-                for (int i = 0; i < n; i++, pos += 2) a[i] = file.get(I16, pos);
-                return a;
-            }
-            case 4, 5 -> {
-                int[] a = new int[n];
-                for (int i = 0; i < n; i++, pos += 4) a[i] = file.get(I32, pos);
-                return a;
-            }
-            case 6 -> {
-                float[] a = new float[n];
-                for (int i = 0; i < n; i++, pos += 4) a[i] = file.get(F32, pos);
-                return a;
-            }
+        // primitive arrays in one copy each: element by element, a 128k-entry vocabulary's scores and
+        // types were a good part of parsing in a cold JVM
+        return switch (type) {
+            case 0, 1 -> copy(ValueLayout.JAVA_BYTE, new byte[n], n);
+            case 2, 3 -> copy(I16, new short[n], n);
+            case 4, 5 -> copy(I32, new int[n], n);
+            case 6 -> copy(F32, new float[n], n);
+            case 10, 11 -> copy(I64, new long[n], n);
+            case 12 -> copy(F64, new double[n], n);
             case 7 -> {
                 boolean[] a = new boolean[n];
                 for (int i = 0; i < n; i++, pos += 1) a[i] = file.get(ValueLayout.JAVA_BYTE, pos) != 0;
-                return a;
+                yield a;
             }
             case 8 -> {
                 String[] a = new String[n];
                 for (int i = 0; i < n; i++) a[i] = readString();
-                return a;
-            }
-            case 10, 11 -> {
-                long[] a = new long[n];
-                for (int i = 0; i < n; i++, pos += 8) a[i] = file.get(I64, pos);
-                return a;
-            }
-            case 12 -> {
-                double[] a = new double[n];
-                for (int i = 0; i < n; i++, pos += 8) a[i] = file.get(F64, pos);
-                return a;
+                yield a;
             }
             case 9 -> {
                 Object[] a = new Object[n];
                 for (int i = 0; i < n; i++) a[i] = readArray();
-                return a;
+                yield a;
             }
             default -> throw new GGUFFormatException("unknown array item type " + type);
-        }
+        };
+    }
+
+    /** The next {@code n} items into {@code array} (a primitive array of the layout's type). */
+    private Object copy(ValueLayout layout, Object array, int n) {
+        long bytes = n * layout.byteSize();
+        if (bytes > file.byteSize() - pos) throw new GGUFFormatException("array runs past the end of the file");
+        MemorySegment.copy(file, layout, pos, array, 0, n);
+        pos += bytes;
+        return array;
     }
 }

@@ -152,4 +152,22 @@ class GGUFWriterTest {
         w.addTensor("short", GGMLType.F32, new long[] {2}, out -> out.write(new byte[4]));
         assertThatThrownBy(() -> w.write(dir.resolve("bad.gguf"))).hasMessageContaining("wrote 4 bytes");
     }
+
+    @Test
+    void anArrayOrStringThatRunsPastTheEndIsAFormatError() throws IOException {
+        Path file = dir.resolve("whole.gguf");
+        new GGUFWriter().put("general.architecture", "llama").put("tokenizer.ggml.scores", new float[1000]).write(file);
+        byte[] whole = Files.readAllBytes(file);
+        // cut inside the scores: their count says 1000, the file holds fewer
+        Path cut = Files.write(dir.resolve("cut.gguf"), java.util.Arrays.copyOf(whole, whole.length - 3000));
+        assertThatThrownBy(() -> GGUFFile.open(cut).close())
+                .isInstanceOf(GGUFFormatException.class).hasMessageContaining("runs past the end");
+
+        Path name = dir.resolve("name.gguf");
+        new GGUFWriter().put("general.architecture", "llama").put("general.name", "x".repeat(5000)).write(name);
+        byte[] named = Files.readAllBytes(name);
+        Path cutName = Files.write(dir.resolve("cut-name.gguf"), java.util.Arrays.copyOf(named, named.length - 4000));
+        assertThatThrownBy(() -> GGUFFile.open(cutName).close())
+                .isInstanceOf(GGUFFormatException.class).hasMessageContaining("runs past the end");
+    }
 }
