@@ -7,6 +7,9 @@ import dev.inferd.server.openai.Json;
 import io.helidon.common.socket.SocketOptions;
 import io.helidon.http.DirectHandler;
 import io.helidon.http.HeaderNames;
+import io.helidon.service.registry.GlobalServiceRegistry;
+import io.helidon.service.registry.ServiceRegistryConfig;
+import io.helidon.service.registry.ServiceRegistryManager;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
@@ -53,6 +56,7 @@ public final class InferdServer implements AutoCloseable {
     public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
         if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
         models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
+        useExplicitServicesOnly();
         ServerMetrics metrics = new ServerMetrics();
         ApiRouter router = new ApiRouter(models, metrics, options, systemFingerprint());
         WebServer server = WebServer.builder()
@@ -68,6 +72,22 @@ public final class InferdServer implements AutoCloseable {
                 .build()
                 .start();
         return new InferdServer(server, metrics);
+    }
+
+    /**
+     * Helidon's global service registry without discovery, before anything of Helidon asks for it.
+     * Discovery reads every module's service metadata and, through it, Helidon's config system, which
+     * looks for {@code application.*} files in the working directory and maps environment variables:
+     * about 0.3 s of every start, and settings this server never asked for. What the server uses is
+     * wired in code here (routing, socket options, error handlers), and the protocol providers still
+     * come from Java's service loader.
+     */
+    private static synchronized void useExplicitServicesOnly() {
+        if (GlobalServiceRegistry.configured()) return;
+        GlobalServiceRegistry.registry(ServiceRegistryManager.create(ServiceRegistryConfig.builder()
+                .discoverServices(false)
+                .discoverServicesFromServiceLoader(false)
+                .build()).registry());
     }
 
     /** The bound port (the real one when started with port 0). */
