@@ -118,12 +118,24 @@ public final class InferdServer implements AutoCloseable {
      * Errors Helidon answers itself, before routing (a malformed request line, a body over the
      * size limit), still get the OpenAI error body and a request id.
      */
+    /**
+     * The message for a request Helidon refused before routing. A compressed body is the common case
+     * among real clients, and Helidon reports it with no message ("Bad Request: null").
+     */
+    static String describe(DirectHandler.TransportRequest request, String reason, String message) {
+        String encoding = request.headers().first(HeaderNames.CONTENT_ENCODING).orElse("identity");
+        if (!encoding.equalsIgnoreCase("identity")) {
+            return "Content-Encoding " + encoding + " is not supported: send the request body uncompressed.";
+        }
+        return message == null || message.isBlank() ? reason + ": the request could not be read." : reason + ": " + message;
+    }
+
     private static DirectHandlers errorsAsJson() {
         DirectHandler json = (request, eventType, status, headers, message) -> {
             int code = status.code();
             String type = code >= 500 ? ApiError.INTERNAL : ApiError.INVALID_REQUEST;
             String text = code == 413 ? "The request body is larger than the limit of "
-                    + JsonExchange.MAX_BODY_BYTES + " bytes." : status.reasonPhrase() + ": " + message;
+                    + JsonExchange.MAX_BODY_BYTES + " bytes." : describe(request, status.reasonPhrase(), message);
             byte[] body = Json.bytes(new ApiError(code, type, text, null, null).body());
             return DirectHandler.TransportResponse.builder()
                     .status(status)

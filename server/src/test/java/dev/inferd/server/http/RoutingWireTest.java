@@ -139,6 +139,22 @@ class RoutingWireTest {
     }
 
     @Test
+    void aCompressedBodyIsA400ThatSaysSo() throws Exception {
+        var bytes = new java.io.ByteArrayOutputStream();
+        try (var gzip = new java.util.zip.GZIPOutputStream(bytes)) {
+            gzip.write("{\"model\":\"fake-model\",\"prompt\":\"hi\"}".getBytes(StandardCharsets.UTF_8));
+        }
+        HttpResponse<String> response = server.http.send(HttpRequest.newBuilder(URI.create(server.base() + "/v1/completions"))
+                .header("Content-Type", "application/json").header("Content-Encoding", "gzip")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        JsonNode error = TestServer.json(response).get("error");
+        assertThat(error.get("type").asText()).isEqualTo("invalid_request_error");
+        assertThat(error.get("message").asText()).isEqualTo("Content-Encoding gzip is not supported: send the request body uncompressed.");
+    }
+
+    @Test
     void nonObjectJsonIsA400() throws Exception {
         HttpResponse<String> response = server.post("/v1/completions", "\"just a string\"");
 
