@@ -127,6 +127,7 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         InferdServer server = running.server();
+        if (server == null) return 1; // stopped (Ctrl-C) while the models loaded
         String shownHost = host.contains(":") ? "[" + host + "]" : host;
         System.out.printf("inferd: serving on http://%s:%d/v1 (OpenAI base URL; no API key needed). Ctrl-C stops.%n",
                 shownHost, server.port());
@@ -150,8 +151,9 @@ public final class ServeCommand implements Callable<Integer> {
             this.server = server;
         }
 
+        /** The listening server, or null once stopped. */
         synchronized InferdServer server() {
-            return server;
+            return closed ? null : server;
         }
 
         /** Keeps a loaded model to close at the end; false (and the caller closes it) once stopped. */
