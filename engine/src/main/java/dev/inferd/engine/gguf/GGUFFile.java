@@ -172,6 +172,7 @@ public final class GGUFFile implements AutoCloseable {
     private String readString() {
         long len = readU64();
         if (len > file.byteSize() - pos) throw new GGUFFormatException("string runs past the end of the file");
+        if (len > Integer.MAX_VALUE - 8) throw new GGUFFormatException("string of " + len + " bytes");
         byte[] b = new byte[(int) len];
         MemorySegment.copy(file, ValueLayout.JAVA_BYTE, pos, b, 0, b.length);
         pos += len;
