@@ -87,7 +87,7 @@ public final class ServeCommand implements Callable<Integer> {
         HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
 
         // Downloads (with progress) happen before the port opens. Loading (mapping the file, building the
-        // tokenizer: about half a second) runs beside the HTTP server's start-up, which takes as long, so a
+        // tokenizer: about half a second) runs beside the HTTP server's start-up, which takes longer, so a
         // client that connects early gets a 503 with Retry-After rather than a refused connection.
         List<ResolvedModel> resolved;
         try {

@@ -118,18 +118,6 @@ public final class InferdServer implements AutoCloseable {
      * Errors Helidon answers itself, before routing (a malformed request line, a body over the
      * size limit), still get the OpenAI error body and a request id.
      */
-    /**
-     * The message for a request Helidon refused before routing. A compressed body is the common case
-     * among real clients, and Helidon reports it with no message ("Bad Request: null").
-     */
-    static String describe(DirectHandler.TransportRequest request, String reason, String message) {
-        String encoding = request.headers().first(HeaderNames.CONTENT_ENCODING).orElse("identity");
-        if (!encoding.equalsIgnoreCase("identity")) {
-            return "Content-Encoding " + encoding + " is not supported: send the request body uncompressed.";
-        }
-        return message == null || message.isBlank() ? reason + ": the request could not be read." : reason + ": " + message;
-    }
-
     private static DirectHandlers errorsAsJson() {
         DirectHandler json = (request, eventType, status, headers, message) -> {
             int code = status.code();
@@ -148,5 +136,17 @@ public final class InferdServer implements AutoCloseable {
         DirectHandlers.Builder builder = DirectHandlers.builder();
         for (DirectHandler.EventType type : DirectHandler.EventType.values()) builder.addHandler(type, json);
         return builder.build();
+    }
+
+    /**
+     * The message for a request Helidon refused before routing. A compressed body is one such request,
+     * and Helidon reports it with no message at all ("Bad Request: null").
+     */
+    private static String describe(DirectHandler.TransportRequest request, String reason, String message) {
+        String encoding = request.headers().first(HeaderNames.CONTENT_ENCODING).orElse("identity");
+        if (!encoding.equalsIgnoreCase("identity")) {
+            return "Content-Encoding " + encoding + " is not supported: send the request body uncompressed.";
+        }
+        return message == null || message.isBlank() ? reason + ": the request could not be read." : reason + ": " + message;
     }
 }
