@@ -24,7 +24,6 @@ final class Q4_KMatrix extends IntDotMatrix {
     private static final int HALF_BLOCK = 16;
 
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
 
     /** Per thread: {@link #integerDots}'s two results. */
     private static final ThreadLocal<int[]> PAIR = ThreadLocal.withInitial(() -> new int[2]);
@@ -36,21 +35,30 @@ final class Q4_KMatrix extends IntDotMatrix {
     @Override public GGMLType type() { return GGMLType.Q4_K; }
 
     /**
-     * The eight 6-bit scales of the super-block at {@code block}, one per byte (ggml's
-     * {@code get_scale_min_k4} for all eight at once): scales 0-3 are the low 6 bits of bytes 0-3;
-     * scales 4-7 the low nibbles of bytes 8-11 under the top 2 bits of bytes 0-3.
+     * The eight 6-bit scales of a super-block, one per byte (ggml's {@code get_scale_min_k4} for all eight
+     * at once), from its header bytes 4-11 ({@code low}) and 12-15 ({@code high}): scales 0-3 are the low
+     * 6 bits of bytes 4-7; scales 4-7 the low nibbles of bytes 12-15 under the top 2 bits of bytes 4-7.
      */
-    private long scales(long block) {
-        long lo = data.get(U64, block + 4);
-        long hi = data.get(U32, block + 12) & 0xFFFFFFFFL;
-        return (lo & 0x3F3F3F3FL) | (((hi & 0x0F0F0F0FL) | ((lo >>> 2) & 0x30303030L)) << 32);
+    private static long scales(long low, long high) {
+        return (low & 0x3F3F3F3FL) | (((high & 0x0F0F0F0FL) | ((low >>> 2) & 0x30303030L)) << 32);
     }
 
-    /** The eight 6-bit mins, likewise: bytes 4-7 for mins 0-3; high nibbles of bytes 8-11 under bytes 4-7's top bits. */
-    private long mins(long block) {
-        long lo = data.get(U64, block + 4) >>> 32;
-        long hi = data.get(U32, block + 12) & 0xFFFFFFFFL;
-        return (lo & 0x3F3F3F3FL) | ((((hi >>> 4) & 0x0F0F0F0FL) | ((lo >>> 2) & 0x30303030L)) << 32);
+    /** The eight 6-bit mins, likewise: bytes 8-11 for mins 0-3; high nibbles of bytes 12-15 under bytes 8-11's top bits. */
+    private static long mins(long low, long high) {
+        return ((low >>> 32) & 0x3F3F3F3FL) | ((((high >>> 4) & 0x0F0F0F0FL) | ((low >>> 34) & 0x30303030L)) << 32);
+    }
+
+    /** Header bytes 4-11 from its first two longs. */
+    private static long low(long h0, long h1) {
+        return (h0 >>> 32) | (h1 << 32);
+    }
+
+    private static float d(long h0) {
+        return Float.float16ToFloat((short) h0);
+    }
+
+    private static float dmin(long h0) {
+        return Float.float16ToFloat((short) (h0 >>> 16));
     }
 
     private static int sixBits(long packed, int j) {
@@ -58,33 +66,39 @@ final class Q4_KMatrix extends IntDotMatrix {
     }
 
     /**
+     * {@code sum_j(min_j * sum_j(xq))} for the super-block whose first 32-value sum is {@code sums[k]}.
+     * Written out: as a loop of eight, C2 split it into three loops with their own bounds checks, about
+     * a tenth of the kernel's time.
+     */
+    private static int minSum(long mins, int[] sums, int k) {
+        return sixBits(mins, 0) * sums[k] + sixBits(mins, 1) * sums[k + 1]
+                + sixBits(mins, 2) * sums[k + 2] + sixBits(mins, 3) * sums[k + 3]
+                + sixBits(mins, 4) * sums[k + 4] + sixBits(mins, 5) * sums[k + 5]
+                + sixBits(mins, 6) * sums[k + 6] + sixBits(mins, 7) * sums[k + 7];
+    }
+
+    /**
      * {@code sum_j(scale_j * sum(q * xq))} of the super-block at {@code block} with the activations from
-     * {@code c}: exact, so the lanes may be added in any order. One sub-block per pass of a loop that C2
-     * does not unroll while inlining: a body with every sub-block written out outgrows its inlining
-     * node budget, and the vector operations it then leaves as calls are boxed (ten times slower).
+     * {@code c}: exact, so the lanes may be added in any order. Each pass takes 32 bytes once for the two
+     * sub-blocks they hold (low nibbles, then high). The passes stay a loop that C2 does not unroll while
+     * inlining: a body with every sub-block written out outgrows its inlining node budget, and the
+     * vector operations it then leaves as calls are boxed (ten times slower).
      */
     private int integerDot(long block, Q8Activations x, int c, long scales) {
         var isum = IntVector.zero(I8);
-        for (int j = 0; j < 8; j++) {
-            long qs = block + 16 + 32 * (j / 2);
+        for (int p = 0; p < 4; p++) {
+            long qs = block + 16 + 32 * p;
             var w0 = bytes(qs);
             var w1 = bytes(qs + HALF_BLOCK);
-            if (j % 2 == 1) { // high nibbles; a shift by a count C2 cannot see as constant is not compiled to vector code
-                w0 = w0.lanewise(VectorOperators.ASHR, 4);
-                w1 = w1.lanewise(VectorOperators.ASHR, 4);
-            }
-            int at = c + 32 * j;
-            var products = w0.and((short) 0x0F).mul(activations(x, at)).add(w1.and((short) 0x0F).mul(activations(x, at + HALF_BLOCK)));
-            isum = isum.add(smallPairSums(products).mul(sixBits(scales, j)));
+            int at = c + 64 * p;
+            var low = w0.and((short) 0x0F).mul(activations(x, at))
+                    .add(w1.and((short) 0x0F).mul(activations(x, at + HALF_BLOCK)));
+            var high = w0.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(activations(x, at + 2 * HALF_BLOCK))
+                    .add(w1.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(activations(x, at + 3 * HALF_BLOCK)));
+            isum = isum.add(smallPairSums(low).mul(sixBits(scales, 2 * p)))
+                    .add(smallPairSums(high).mul(sixBits(scales, 2 * p + 1)));
         }
         return isum.reduceLanes(VectorOperators.ADD);
-    }
-
-    /** {@code sum_j(min_j * sum_j(xq))} for the super-block whose first 32-value sum is {@code sums[k]}. */
-    private static int minSum(long mins, int[] sums, int k) {
-        int s = 0;
-        for (int j = 0; j < 8; j++) s += sixBits(mins, j) * sums[k + j];
-        return s;
     }
 
     @Override
@@ -93,9 +107,13 @@ final class Q4_KMatrix extends IntDotMatrix {
         long block = rowOffset;
         int s = b * x.blocksPerRow;
         for (int c = b * cols, end = c + cols; c < end; c += SUPER_BLOCK, block += BLOCK_BYTES, s++) {
+            // the 16 header bytes in two reads: each segment read inlines many nodes, and the budget they
+            // take is what left the last helpers of this loop as calls
+            long h0 = data.get(U64, block), h1 = data.get(U64, block + 8);
+            long low = low(h0, h1), high = h1 >>> 32;
             float xd = x.d[s];
-            acc += scale(block) * xd * integerDot(block, x, c, scales(block))
-                    - scale(block + 2) * xd * minSum(mins(block), x.sums, s * 8);
+            acc += d(h0) * xd * integerDot(block, x, c, scales(low, high))
+                    - dmin(h0) * xd * minSum(mins(low, high), x.sums, s * 8);
         }
         return acc;
     }
@@ -130,11 +148,13 @@ final class Q4_KMatrix extends IntDotMatrix {
         long block = rowOffset;
         int s0 = b * x.blocksPerRow, s1 = s0 + x.blocksPerRow;
         for (int c0 = b * cols, end = c0 + cols; c0 < end; c0 += SUPER_BLOCK, block += BLOCK_BYTES, s0++, s1++) {
-            long mins = mins(block);
-            integerDots(block, x, c0, c0 + cols, scales(block), pair);
+            long h0 = data.get(U64, block), h1 = data.get(U64, block + 8);
+            long low = low(h0, h1), high = h1 >>> 32;
+            long mins = mins(low, high);
+            integerDots(block, x, c0, c0 + cols, scales(low, high), pair);
             float xd0 = x.d[s0], xd1 = x.d[s1];
-            acc0 += scale(block) * xd0 * pair[0] - scale(block + 2) * xd0 * minSum(mins, x.sums, s0 * 8);
-            acc1 += scale(block) * xd1 * pair[1] - scale(block + 2) * xd1 * minSum(mins, x.sums, s1 * 8);
+            acc0 += d(h0) * xd0 * pair[0] - dmin(h0) * xd0 * minSum(mins, x.sums, s0 * 8);
+            acc1 += d(h0) * xd1 * pair[1] - dmin(h0) * xd1 * minSum(mins, x.sums, s1 * 8);
         }
         out[outIndex] = acc0;
         out[outIndex + rows] = acc1;
