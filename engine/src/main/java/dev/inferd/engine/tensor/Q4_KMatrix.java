@@ -121,7 +121,8 @@ final class Q4_KMatrix extends IntDotMatrix {
     /**
      * {@link #integerDot(long, Q8Activations, int, long)} for the activations from {@code c0} and {@code c1}
      * at once, into {@code pair}; the integer sums are exact, so both give the same bits. Still one
-     * sub-block per pass: the two-sub-block pass for two activation rows measured no faster in session 5.
+     * sub-block per pass: with two activation rows, the two-sub-block pass outgrew C2's node budget in
+     * session 5 and ran as boxed calls (a third of the speed at batch 8).
      */
     private void integerDots(long block, Q8Activations x, int c0, int c1, long scales, int[] pair) {
         var isum0 = IntVector.zero(I8);
