@@ -24,8 +24,9 @@ import java.util.Arrays;
  * <p>A few prompt rows (at most one vector's lanes: the end of a prompt, a short chat turn) take a
  * narrow kernel instead, whose lanes run along the batch: the rows are transposed once
  * ({@code columns[k * LANES + b]}), and each weight row, decoded as stored, multiplies them one column
- * at a time. Packing a panel costs as much as the products of a handful of rows. The narrow kernel computes every output by the same chain of fused multiply-adds, so a row
- * gets the same bits from either kernel.
+ * at a time. Packing a panel costs as much as the products of a handful of rows. The narrow kernel
+ * computes every output by the same chain of fused multiply-adds, so a row gets the same bits from
+ * either kernel.
  *
  * <p>One per calling thread (in its {@link MappedMatrix.Job}); tasks split the panels (or the weight
  * rows), and each task's scratch is its worker thread's.
