@@ -146,8 +146,11 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
     /** The same row with batch entries {@code b .. b + 3}, into {@code job.out[outIndex + k * rows]}, {@code k < 4}. */
     abstract void rowDot4(Job job, long rowOffset, int b, int outIndex);
 
-    /** Rows {@code [from, to)} of the batch entries from {@code job.first} on. */
-    final void multiplyRows(Job job, int from, int to) {
+    /**
+     * Rows {@code [from, to)} of the batch entries from {@code job.first} on. A type with a copy of its
+     * weights laid out for generated tokens ({@link Q4_0Interleaved}) takes them through that instead.
+     */
+    void multiplyRows(Job job, int from, int to) {
         int first = job.first;
         int batch = job.batch;
         float[] out = job.out;
@@ -177,7 +180,14 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
     }
 
     final int taskFrom(int task, int tasks) {
-        return (int) ((long) rows * task / tasks);
+        if (task == tasks) return rows;
+        int unit = rowUnit();
+        return (int) ((long) rows * task / tasks / unit * unit);
+    }
+
+    /** What each task's first row is a multiple of: kernels that take several rows at once want whole sets. */
+    int rowUnit() {
+        return 1;
     }
 
     @Override

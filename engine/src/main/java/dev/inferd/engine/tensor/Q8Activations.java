@@ -32,6 +32,7 @@ final class Q8Activations {
     static final int SUM_BLOCK = 32;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Short> S8 = ShortVector.SPECIES_128;
+    private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     /** 1.5 * 2^23: adding and subtracting it rounds a float of magnitude under 2^22 to an integer, ties to even. */
     private static final float ROUNDING = 12582912f;
 
@@ -41,6 +42,8 @@ final class Q8Activations {
     float[] d = new float[0];
     /** {@code sums[b * sumsPerRow + k]}: the sum of entry b's q from {@code 32k} to {@code 32k + 31}. */
     int[] sums = new int[0];
+    /** The q two at a time, as {@link Q4_0Interleaved} broadcasts them: {@code pairs[i] = q[2i] & 0xFFFF | q[2i + 1] << 16}. */
+    int[] pairs = new int[0];
     int blocksPerRow;
     int sumsPerRow;
     /** The values per scale of the last {@link #quantize}. */
@@ -55,6 +58,7 @@ final class Q8Activations {
         if (q.length < batch * cols) q = new short[batch * cols];
         if (d.length < batch * blocksPerRow) d = new float[batch * blocksPerRow];
         if (sums.length < batch * sumsPerRow) sums = new int[batch * sumsPerRow];
+        if (pairs.length < batch * cols / 2) pairs = new int[batch * cols / 2];
         int blocks = batch * blocksPerRow;
         for (int k = from * blocksPerRow; k < blocks; k++) {
             int at = k * block;
@@ -94,7 +98,7 @@ final class Q8Activations {
         return 0f; // NaNs: no value equals the maximum
     }
 
-    /** {@code q = min(127, round(x * inverse))} for {@code x[at .. at + n)}, and their sums per 32. */
+    /** {@code q = min(127, round(x * inverse))} for {@code x[at .. at + n)}, their sums per 32, and their pairs. */
     private void scale(float[] x, int at, int n, float inverse) {
         for (int s = at; s < at + n; s += SUM_BLOCK) {
             var sum = IntVector.zero(IntVector.SPECIES_256);
@@ -105,6 +109,9 @@ final class Q8Activations {
                 ((ShortVector) ints.convertShape(VectorOperators.I2S, S8, 0)).intoArray(q, i);
             }
             sums[s / SUM_BLOCK] = sum.reduceLanes(VectorOperators.ADD);
+            for (int i = s; i < s + SUM_BLOCK; i += S16.length()) {
+                ((IntVector) ShortVector.fromArray(S16, q, i).reinterpretAsInts()).intoArray(pairs, i / 2);
+            }
         }
     }
 }

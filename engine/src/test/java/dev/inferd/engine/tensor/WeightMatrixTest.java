@@ -47,6 +47,9 @@ class WeightMatrixTest {
         // prefill-sized batches: rows not a multiple of a task's share, batch not a multiple of four
         checkMultiply(type, ROWS, 96, 17);
         checkMultiply(type, 300, 416, 23);
+        // rows in whole sets of 16, which Q4_0 multiplies through its interleaved copy, split over the pool
+        checkMultiply(type, 704, 96, 1);
+        checkMultiply(type, 320, 416, 3);
     }
 
     private static void checkMultiply(GGMLType type, int rows, int cols, int batch) {

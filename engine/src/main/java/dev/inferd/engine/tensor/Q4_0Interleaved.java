@@ -1,0 +1,146 @@
+package dev.inferd.engine.tensor;
+
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * A copy of a Q4_0 matrix laid out for generated tokens: eight rows interleaved, so that a vector lane
+ * follows one row and a pass yields eight rows' products with no sum across lanes. llama.cpp does the
+ * same on these machines (its {@code q4_0_8x8} repack); in the stored layout every 32-value block
+ * ends in a scale that must be moved from a general register and broadcast, and on this machine
+ * (session 7) that per-block step held the row kernel to about half of llama.cpp's speed.
+ *
+ * <p>A group of eight rows stores, per block of 32 columns, {@value #BLOCK_BYTES} bytes: the eight
+ * scales as floats, then eight 16-byte steps. Byte {@code 2r + j} of step {@code s} is row r's
+ * byte {@code 2s + j} of the block, as stored: its low nibble is value {@code 2s + j}, its high
+ * nibble value {@code 16 + 2s + j}. A step widened to 16 shorts is then two values of each row, and
+ * the matching pair of activations, read as one int and broadcast, lines up with it.
+ *
+ * <p>The weights are multiplied unsigned (0..15) and the offset of 8 is taken back once per block
+ * with the activations' block sum: a lane adds 16 products of at most 15 * 127, which stays inside
+ * 16 bits. Per block and row the float operations are llama.cpp's: the integer sum converted, times
+ * the weight scale times the activation scale, added with one fused multiply-add. A row's result does
+ * not depend on the batch around it: every activation row takes the same {@link #dot} call.
+ */
+final class Q4_0Interleaved {
+    /** Rows interleaved in a group. */
+    static final int GROUP = 8;
+    /** Rows per {@link #dot}: two groups share each activation broadcast. */
+    static final int ROWS_PER_PASS = 2 * GROUP;
+    private static final int BLOCK = 32;
+    private static final int STEPS = 8;
+    private static final int STEP_BYTES = 16;
+    private static final int SCALE_BYTES = GROUP * Float.BYTES;
+    static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
+    private static final int Q4_0_BLOCK_BYTES = 18;
+    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
+    private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+    private final MemorySegment data;
+    private final int blocks;
+    private final long groupBytes;
+
+    private Q4_0Interleaved(MemorySegment data, int blocks) {
+        this.data = data;
+        this.blocks = blocks;
+        this.groupBytes = (long) blocks * BLOCK_BYTES;
+    }
+
+    /** Whether a matrix of this many rows can be interleaved (every pass takes whole groups). */
+    static boolean fits(int rows) {
+        return rows % ROWS_PER_PASS == 0;
+    }
+
+    /** The interleaved copy of the Q4_0 matrix {@code q4_0}, built on the shared worker pool. */
+    static Q4_0Interleaved of(MemorySegment q4_0, int rows, int cols) {
+        if (!fits(rows) || cols % BLOCK != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
+        int blocks = cols / BLOCK;
+        var copy = new Q4_0Interleaved(Arena.ofAuto().allocate((long) rows / GROUP * blocks * BLOCK_BYTES, 64), blocks);
+        int groups = rows / GROUP;
+        int tasks = Math.min(groups, 64);
+        WorkerPool.shared().parallelFor(tasks, (task, worker) -> {
+            for (int g = (int) ((long) groups * task / tasks), end = (int) ((long) groups * (task + 1) / tasks); g < end; g++) {
+                copy.fill(q4_0, g);
+            }
+        });
+        return copy;
+    }
+
+    private void fill(MemorySegment q4_0, int group) {
+        long rowBytes = (long) blocks * Q4_0_BLOCK_BYTES;
+        long to = group * groupBytes;
+        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
+            for (int r = 0; r < GROUP; r++) {
+                long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q4_0_BLOCK_BYTES;
+                data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q4_0.get(SHORT, from)));
+                for (int s = 0; s < STEPS; s++) {
+                    data.set(SHORT, to + SCALE_BYTES + (long) s * STEP_BYTES + 2L * r, q4_0.get(SHORT, from + 2 + 2L * s));
+                }
+            }
+        }
+    }
+
+    /** Two activations as one int (q[2i], q[2i + 1]) in every pair of short lanes. */
+    private static ShortVector pair(int twoActivations) {
+        return (ShortVector) IntVector.broadcast(I8, twoActivations).reinterpretAsShorts();
+    }
+
+    /**
+     * Rows {@code [16p, 16p + 16)} (groups 2p and 2p + 1) with entry {@code b} of the activations, into
+     * {@code out[outIndex .. outIndex + 16)}.
+     */
+    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+        // this shape measured 1.5x the stored layout's kernel; with the conversion in a helper, the
+        // block index declared in the loop header or the step offset as a long it measured no faster
+        var acc0 = FloatVector.zero(F8);
+        var acc1 = FloatVector.zero(F8);
+        long block0 = 2L * pass * groupBytes;
+        long block1 = block0 + groupBytes;
+        int kb = b * blocks;
+        int[] pairs = x.pairs;
+        var nibble = ShortVector.broadcast(S16, (short) 0x0F);
+        for (int k = 0; k < blocks; k++, kb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
+            int p = kb * (BLOCK / 2);
+            var sum0 = ShortVector.zero(S16);
+            var sum1 = ShortVector.zero(S16);
+            // one step a pass: C2 unrolls the loop itself; written out, the body outgrew its inlining
+            // budget and the vector helpers were left as calls and boxed
+            for (int s = 0; s < STEPS; s++) {
+                var low = pair(pairs[p + s]);
+                var high = pair(pairs[p + STEPS + s]);
+                var w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, block0 + SCALE_BYTES + STEP_BYTES * s, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S16, 0);
+                var w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, block1 + SCALE_BYTES + STEP_BYTES * s, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S16, 0);
+                // the high nibbles shifted as ints (an immediate shift; a shift of shorts took its
+                // count from a register every time) and masked
+                var high0 = ((IntVector) w0.reinterpretAsInts()).lanewise(VectorOperators.LSHR, 4).reinterpretAsShorts().and(nibble);
+                var high1 = ((IntVector) w1.reinterpretAsInts()).lanewise(VectorOperators.LSHR, 4).reinterpretAsShorts().and(nibble);
+                sum0 = sum0.add(w0.and(nibble).mul(low)).add(high0.mul(high));
+                sum1 = sum1.add(w1.and(nibble).mul(low)).add(high1.mul(high));
+            }
+            float d = x.d[kb];
+            int offset = 8 * x.sums[kb];
+            acc0 = ((FloatVector) IntDotMatrix.pairSums(sum0).sub(offset).convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
+            acc1 = ((FloatVector) IntDotMatrix.pairSums(sum1).sub(offset).convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
+        }
+        acc0.intoArray(out, outIndex);
+        acc1.intoArray(out, outIndex + GROUP);
+    }
+}
