@@ -49,6 +49,7 @@ final class Q4_0Interleaved {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final MemorySegment data;
     private final int blocks;
@@ -87,8 +88,12 @@ final class Q4_0Interleaved {
             for (int r = 0; r < GROUP; r++) {
                 long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q4_0_BLOCK_BYTES;
                 data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q4_0.get(SHORT, from)));
-                for (int s = 0; s < STEPS; s++) {
-                    data.set(SHORT, to + SCALE_BYTES + (long) s * STEP_BYTES + 2L * r, q4_0.get(SHORT, from + 2 + 2L * s));
+                // the row's 16 bytes in two reads, handed out two bytes a step
+                long first = q4_0.get(LONG, from + 2), second = q4_0.get(LONG, from + 10);
+                long at = to + SCALE_BYTES + 2L * r;
+                for (int s = 0; s < STEPS / 2; s++) {
+                    data.set(SHORT, at + (long) s * STEP_BYTES, (short) (first >>> 16 * s));
+                    data.set(SHORT, at + (long) (s + STEPS / 2) * STEP_BYTES, (short) (second >>> 16 * s));
                 }
             }
         }
