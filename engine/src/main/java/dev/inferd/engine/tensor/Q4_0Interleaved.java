@@ -16,7 +16,7 @@ import java.nio.ByteOrder;
  * A copy of a Q4_0 matrix laid out for generated tokens: eight rows interleaved, so that a vector lane
  * follows one row and a pass yields eight rows' products with no sum across lanes. llama.cpp does the
  * same on these machines (its {@code q4_0_8x8} repack); in the stored layout every 32-value block
- * ends in a scale that must be moved from a general register and broadcast, and on this machine
+ * starts with a scale that must be moved from a general register and broadcast, and on this machine
  * (session 7) that per-block step held the row kernel to about half of llama.cpp's speed.
  *
  * <p>A group of eight rows stores, per block of 32 columns, {@value #BLOCK_BYTES} bytes: the eight
@@ -47,9 +47,10 @@ final class Q4_0Interleaved {
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
-    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    // GGUF data is little-endian, and the kernel reads the copy little-endian whatever the machine
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
 
     private final MemorySegment data;
     private final int blocks;
@@ -72,7 +73,7 @@ final class Q4_0Interleaved {
         int blocks = cols / BLOCK;
         var copy = new Q4_0Interleaved(Arena.ofAuto().allocate((long) rows / GROUP * blocks * BLOCK_BYTES, 64), blocks);
         int groups = rows / GROUP;
-        int tasks = Math.min(groups, 64);
+        int tasks = Math.min(groups, 64); // a few per thread, so that uneven threads even out
         WorkerPool.shared().parallelFor(tasks, (task, worker) -> {
             for (int g = (int) ((long) groups * task / tasks), end = (int) ((long) groups * (task + 1) / tasks); g < end; g++) {
                 copy.fill(q4_0, g);
