@@ -87,8 +87,13 @@ public final class GGUFFile implements AutoCloseable {
     public static GGUFFile open(Path path) throws IOException {
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-            return new GGUFFile(path, arena, seg);
+            MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
+            // read through a plain native view of the same pages: the kernels' vector loads are compiled
+            // for the segment classes they have met, and with the mapping's own class beside the native
+            // copies of InterleavedRows every load took a class check and a session check that C2 kept
+            // inside the loop (session 8: a kernel fell to a third of its speed)
+            MemorySegment view = MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
+            return new GGUFFile(path, arena, view);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;

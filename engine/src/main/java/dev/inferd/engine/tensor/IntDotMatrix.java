@@ -24,8 +24,8 @@ import java.nio.ByteOrder;
  *
  * <p>Generated tokens take the same kernels at every batch size ({@link #dot} alone, {@link #dot2} for
  * two activation rows): the per-block integer sums are exact, and each row's float operations are the
- * same in both, so a row's result never depends on its batch (Q4_0 matrices whose rows come in sets of
- * 16 take {@link Q4_0Interleaved} instead, one activation row at a time). Prompt tokens take {@link TiledProduct}
+ * same in both, so a row's result never depends on its batch (Q4_0 and Q4_K matrices whose rows come in
+ * sets of 16 take their {@link InterleavedRows} copy instead, one activation row at a time). Prompt tokens take {@link TiledProduct}
  * over the same rounded activations ({@link #tiledActivations}).
  */
 abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0Matrix, Q5_0Matrix, Q4_KMatrix, Q6_KMatrix {
@@ -40,10 +40,36 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
 
     /** {@link Q8Activations#Q8_0} or {@link Q8Activations#Q8_K}: how this type wants its activations. */
     private final int activationBlock;
+    /** The copy that generated tokens take, or null where the type has none or the rows do not come in whole sets of 16. */
+    private final InterleavedRows interleaved;
 
     IntDotMatrix(GGMLType type, int rows, int cols, MemorySegment data, int activationBlock) {
+        this(type, rows, cols, data, activationBlock, null);
+    }
+
+    IntDotMatrix(GGMLType type, int rows, int cols, MemorySegment data, int activationBlock, InterleavedRows interleaved) {
         super(type, rows, cols, data);
         this.activationBlock = activationBlock;
+        this.interleaved = interleaved;
+    }
+
+    @Override
+    final int rowUnit() {
+        return interleaved != null ? InterleavedRows.ROWS_PER_PASS : 1;
+    }
+
+    /** Through the interleaved copy where there is one: sixteen rows a pass, each activation row on its own. */
+    @Override
+    final void multiplyRows(Job job, int from, int to) {
+        if (interleaved == null) {
+            super.multiplyRows(job, from, to);
+            return;
+        }
+        for (int r = from; r < to; r += InterleavedRows.ROWS_PER_PASS) {
+            for (int b = job.first; b < job.batch; b++) {
+                interleaved.dot(r / InterleavedRows.ROWS_PER_PASS, job.quantized, b, job.out, b * rows + r);
+            }
+        }
     }
 
     final int activationBlock() {

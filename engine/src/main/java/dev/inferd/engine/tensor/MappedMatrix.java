@@ -148,7 +148,7 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
 
     /**
      * Rows {@code [from, to)} of the batch entries from {@code job.first} on. A type with a copy of its
-     * weights laid out for generated tokens ({@link Q4_0Interleaved}) takes them through that instead.
+     * weights laid out for generated tokens ({@link InterleavedRows}) takes them through that instead.
      */
     void multiplyRows(Job job, int from, int to) {
         int first = job.first;

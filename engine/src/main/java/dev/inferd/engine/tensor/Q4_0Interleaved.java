@@ -5,19 +5,14 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
- * A copy of a Q4_0 matrix laid out for generated tokens: eight rows interleaved, so that a vector lane
- * follows one row and a pass yields eight rows' products with no sum across lanes. llama.cpp does the
- * same on these machines (its {@code q4_0_8x8} repack); in the stored layout every 32-value block
- * starts with a scale that must be moved from a general register and broadcast, and on this machine
- * (session 7) that per-block step held the row kernel to about half of llama.cpp's speed.
+ * A copy of a Q4_0 matrix laid out for generated tokens ({@link InterleavedRows}, llama.cpp's
+ * {@code q4_0_8x8} repack on these machines). In the stored layout every 32-value block starts with a
+ * scale that must be moved from a general register and broadcast; on this machine (session 7) that
+ * per-block step held the row kernel to about half of llama.cpp's speed.
  *
  * <p>A group of eight rows stores, per block of 32 columns, {@value #BLOCK_BYTES} bytes: the eight
  * scales as floats, then eight 16-byte steps. Byte {@code 2r + j} of step {@code s} is row r's
@@ -31,26 +26,13 @@ import java.nio.ByteOrder;
  * the weight scale times the activation scale, added with one fused multiply-add. A row's result does
  * not depend on the batch around it: every activation row takes the same {@link #dot} call.
  */
-final class Q4_0Interleaved {
-    /** Rows interleaved in a group. */
-    static final int GROUP = 8;
-    /** Rows per {@link #dot}: two groups share each activation broadcast. */
-    static final int ROWS_PER_PASS = 2 * GROUP;
+final class Q4_0Interleaved implements InterleavedRows {
     private static final int BLOCK = 32;
     private static final int STEPS = 8;
     private static final int STEP_BYTES = 16;
     private static final int SCALE_BYTES = GROUP * Float.BYTES;
     static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
     private static final int Q4_0_BLOCK_BYTES = 18;
-    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
-    private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
-    private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
-    private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    // GGUF data is little-endian, and the kernel reads the copy little-endian whatever the machine
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
-    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
 
     private final MemorySegment data;
     private final int blocks;
@@ -62,23 +44,11 @@ final class Q4_0Interleaved {
         this.groupBytes = (long) blocks * BLOCK_BYTES;
     }
 
-    /** Whether a matrix of this many rows can be interleaved (every pass takes whole groups). */
-    static boolean fits(int rows) {
-        return rows % ROWS_PER_PASS == 0;
-    }
-
     /** The interleaved copy of the Q4_0 matrix {@code q4_0}, built on the shared worker pool. */
     static Q4_0Interleaved of(MemorySegment q4_0, int rows, int cols) {
-        if (!fits(rows) || cols % BLOCK != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
-        int blocks = cols / BLOCK;
-        var copy = new Q4_0Interleaved(Arena.ofAuto().allocate((long) rows / GROUP * blocks * BLOCK_BYTES, 64), blocks);
-        int groups = rows / GROUP;
-        int tasks = Math.min(groups, 64); // a few per thread, so that uneven threads even out
-        WorkerPool.shared().parallelFor(tasks, (task, worker) -> {
-            for (int g = (int) ((long) groups * task / tasks), end = (int) ((long) groups * (task + 1) / tasks); g < end; g++) {
-                copy.fill(q4_0, g);
-            }
-        });
+        if (!InterleavedRows.fits(rows) || cols % BLOCK != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
+        var copy = new Q4_0Interleaved(InterleavedRows.allocate(rows, cols / BLOCK, BLOCK_BYTES), cols / BLOCK);
+        InterleavedRows.fillGroups(rows, group -> copy.fill(q4_0, group));
         return copy;
     }
 
@@ -100,16 +70,8 @@ final class Q4_0Interleaved {
         }
     }
 
-    /** Two activations as one int (q[2i], q[2i + 1]) in every pair of short lanes. */
-    private static ShortVector pair(int twoActivations) {
-        return (ShortVector) IntVector.broadcast(I8, twoActivations).reinterpretAsShorts();
-    }
-
-    /**
-     * Rows {@code [16p, 16p + 16)} (groups 2p and 2p + 1) with entry {@code b} of the activations, into
-     * {@code out[outIndex .. outIndex + 16)}.
-     */
-    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+    @Override
+    public void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         // this shape measured 1.5x the stored layout's kernel; with the conversion in a helper, the
         // block index declared in the loop header or the step offset as a long it measured no faster
         var acc0 = FloatVector.zero(F8);
@@ -126,8 +88,8 @@ final class Q4_0Interleaved {
             // one step a pass: C2 unrolls the loop itself; written out, the body outgrew its inlining
             // budget and the vector helpers were left as calls and boxed
             for (int s = 0; s < STEPS; s++) {
-                var low = pair(pairs[p + s]);
-                var high = pair(pairs[p + STEPS + s]);
+                var low = (ShortVector) IntVector.broadcast(I8, pairs[p + s]).reinterpretAsShorts();
+                var high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + s]).reinterpretAsShorts();
                 var w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, block0 + SCALE_BYTES + STEP_BYTES * s, LE)
                         .convertShape(VectorOperators.ZERO_EXTEND_B2S, S16, 0);
                 var w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, block1 + SCALE_BYTES + STEP_BYTES * s, LE)

@@ -21,31 +21,9 @@ final class Q4_0Matrix extends IntDotMatrix {
     private static final int BLOCK_BYTES = 18;
     private static final int HALF_BLOCK = 16;
 
-    /** The copy that generated tokens take, or null where the rows do not come in whole sets of 16. */
-    private final Q4_0Interleaved interleaved;
-
     Q4_0Matrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q4_0, rows, cols, data, Q8Activations.Q8_0);
-        interleaved = Q4_0Interleaved.fits(rows) ? Q4_0Interleaved.of(data, rows, cols) : null;
-    }
-
-    @Override
-    int rowUnit() {
-        return interleaved != null ? Q4_0Interleaved.ROWS_PER_PASS : 1;
-    }
-
-    /** Through the interleaved copy where there is one: sixteen rows a pass, each activation row on its own. */
-    @Override
-    void multiplyRows(Job job, int from, int to) {
-        if (interleaved == null) {
-            super.multiplyRows(job, from, to);
-            return;
-        }
-        for (int r = from; r < to; r += Q4_0Interleaved.ROWS_PER_PASS) {
-            for (int b = job.first; b < job.batch; b++) {
-                interleaved.dot(r / Q4_0Interleaved.ROWS_PER_PASS, job.quantized, b, job.out, b * rows + r);
-            }
-        }
+        super(GGMLType.Q4_0, rows, cols, data, Q8Activations.Q8_0,
+                InterleavedRows.fits(rows) ? Q4_0Interleaved.of(data, rows, cols) : null);
     }
 
     @Override public GGMLType type() { return GGMLType.Q4_0; }

@@ -29,7 +29,8 @@ final class Q4_KMatrix extends IntDotMatrix {
     private static final ThreadLocal<int[]> PAIR = ThreadLocal.withInitial(() -> new int[2]);
 
     Q4_KMatrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q4_K, rows, cols, data, Q8Activations.Q8_K);
+        super(GGMLType.Q4_K, rows, cols, data, Q8Activations.Q8_K,
+                InterleavedRows.fits(rows) ? Q4_KInterleaved.of(data, rows, cols) : null);
     }
 
     @Override public GGMLType type() { return GGMLType.Q4_K; }
@@ -39,25 +40,25 @@ final class Q4_KMatrix extends IntDotMatrix {
      * at once), from its header bytes 4-11 ({@code low}) and 12-15 ({@code high}): scales 0-3 are the low
      * 6 bits of bytes 4-7; scales 4-7 the low nibbles of bytes 12-15 under the top 2 bits of bytes 4-7.
      */
-    private static long scales(long low, long high) {
+    static long scales(long low, long high) {
         return (low & 0x3F3F3F3FL) | (((high & 0x0F0F0F0FL) | ((low >>> 2) & 0x30303030L)) << 32);
     }
 
     /** The eight 6-bit mins, likewise: bytes 8-11 for mins 0-3; high nibbles of bytes 12-15 under bytes 8-11's top bits. */
-    private static long mins(long low, long high) {
+    static long mins(long low, long high) {
         return ((low >>> 32) & 0x3F3F3F3FL) | ((((high >>> 4) & 0x0F0F0F0FL) | ((low >>> 34) & 0x30303030L)) << 32);
     }
 
     /** Header bytes 4-11 from its first two longs. */
-    private static long low(long h0, long h1) {
+    static long low(long h0, long h1) {
         return (h0 >>> 32) | (h1 << 32);
     }
 
-    private static float d(long h0) {
+    static float d(long h0) {
         return Float.float16ToFloat((short) h0);
     }
 
-    private static float dmin(long h0) {
+    static float dmin(long h0) {
         return Float.float16ToFloat((short) (h0 >>> 16));
     }
 

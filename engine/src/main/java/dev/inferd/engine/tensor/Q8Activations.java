@@ -42,7 +42,7 @@ final class Q8Activations {
     float[] d = new float[0];
     /** {@code sums[b * sumsPerRow + k]}: the sum of entry b's q from {@code 32k} to {@code 32k + 31}. */
     int[] sums = new int[0];
-    /** The q two at a time, as {@link Q4_0Interleaved} broadcasts them: {@code pairs[i] = q[2i] & 0xFFFF | q[2i + 1] << 16}. */
+    /** The q two at a time, as the {@link InterleavedRows} kernels broadcast them: {@code pairs[i] = q[2i] & 0xFFFF | q[2i + 1] << 16}. */
     int[] pairs = new int[0];
     int blocksPerRow;
     int sumsPerRow;

@@ -53,6 +53,9 @@ class BlockMatrixTest {
         }
         checkMultiply(type, 300, widths(type)[1], 1); // split over the pool
         checkMultiply(type, 300, widths(type)[0], 9);
+        // rows in whole sets of 16, which Q4_K multiplies through its interleaved copy, split over the pool
+        checkMultiply(type, 320, widths(type)[1], 1);
+        checkMultiply(type, 160, widths(type)[0], 3);
     }
 
     @ParameterizedTest

@@ -1,0 +1,73 @@
+package dev.inferd.engine.tensor;
+
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.function.IntConsumer;
+
+/**
+ * A copy of a quantized matrix laid out for generated tokens: rows interleaved in groups of
+ * {@value #GROUP}, so that a vector lane follows one row and one call yields {@value #ROWS_PER_PASS}
+ * rows' products with no sum across lanes. llama.cpp repacks weights the same way on these machines;
+ * in the stored layout every block's scale must be broadcast from a general register, and that
+ * per-block step held the row kernels to half of llama.cpp's speed or less (sessions 7 and 8).
+ *
+ * <p>The copy is built once at load, on the shared worker pool; GGUF data is little-endian and the
+ * kernels read the copy little-endian whatever the machine.
+ *
+ * <p>The kernels call nothing but the Vector API, whose methods C2 inlines whatever the size of the
+ * caller: past C2's node count for inlining, a call to a helper of our own is left as a call, and the
+ * vectors it takes or returns are boxed on the heap (a pair-sum helper cost the Q4_K kernel half its
+ * speed, session 8).
+ */
+sealed interface InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved {
+    /** Rows interleaved in a group. */
+    int GROUP = 8;
+    /** Rows per {@link #dot}: two groups share each activation broadcast. */
+    int ROWS_PER_PASS = 2 * GROUP;
+
+    VectorSpecies<Byte> B8 = ByteVector.SPECIES_64;
+    VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
+    VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+    ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
+    ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
+    ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
+
+    /**
+     * Rows {@code [16 * pass, 16 * pass + 16)} with entry {@code b} of the activations, into
+     * {@code out[outIndex .. outIndex + 16)}.
+     */
+    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex);
+
+    /** Whether a matrix of this many rows can be interleaved (every pass takes whole groups). */
+    static boolean fits(int rows) {
+        return rows % ROWS_PER_PASS == 0;
+    }
+
+    /** Memory for a copy of {@code rows / GROUP} groups of {@code blocks} blocks of {@code blockBytes}. */
+    static MemorySegment allocate(int rows, int blocks, int blockBytes) {
+        return Arena.ofAuto().allocate((long) rows / GROUP * blocks * blockBytes, 64);
+    }
+
+    /** {@code fill} for every group of the {@code rows}, on the shared worker pool. */
+    static void fillGroups(int rows, IntConsumer fill) {
+        int groups = rows / GROUP;
+        int tasks = Math.min(groups, 64); // a few per thread, so that uneven threads even out
+        WorkerPool.shared().parallelFor(tasks, (task, worker) -> {
+            for (int g = (int) ((long) groups * task / tasks), end = (int) ((long) groups * (task + 1) / tasks); g < end; g++) {
+                fill.accept(g);
+            }
+        });
+    }
+}
