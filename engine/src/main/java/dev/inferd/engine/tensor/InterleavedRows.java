@@ -27,7 +27,7 @@ import java.util.function.IntConsumer;
  * vectors it takes or returns are boxed on the heap (a pair-sum helper cost the Q4_K kernel half its
  * speed, session 8).
  */
-sealed interface InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved {
+sealed interface InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
     /** Rows interleaved in a group. */
     int GROUP = 8;
     /** Rows per {@link #dot}: two groups share each activation broadcast. */

@@ -30,7 +30,8 @@ final class Q6_KMatrix extends IntDotMatrix {
     private static final ThreadLocal<int[]> LANES = ThreadLocal.withInitial(() -> new int[8]);
 
     Q6_KMatrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q6_K, rows, cols, data, Q8Activations.Q8_K);
+        super(GGMLType.Q6_K, rows, cols, data, Q8Activations.Q8_K,
+                InterleavedRows.fits(rows) ? Q6_KInterleaved.of(data, rows, cols) : null);
     }
 
     @Override public GGMLType type() { return GGMLType.Q6_K; }

@@ -1,0 +1,141 @@
+package dev.inferd.engine.tensor;
+
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A copy of a Q6_K matrix laid out for generated tokens ({@link InterleavedRows}), its 6-bit values
+ * decoded to signed bytes: the stored layout spreads each value over a nibble and two high bits, and
+ * putting them together took most of the stored-layout kernel's time (session 8: a Q6_K row cost four
+ * times a Q4_K row of the same length). The copy is 1.3 times the stored size.
+ *
+ * <p>A group of eight rows stores, per super-block of 256 columns, {@value #BLOCK_BYTES} bytes: the
+ * eight rows' {@code d} as floats; the int8 scales, sub-block by sub-block (byte {@code 8j + r} is row
+ * r's scale j, for the 16 values from {@code 16j}); then the sixteen sub-blocks, each eight 16-byte
+ * steps in which byte {@code 2r + t} of step s is row r's value {@code 16j + 2s + t}, {@code q - 32}.
+ *
+ * <p>Per super-block and row the arithmetic is llama.cpp's: an exact integer sum of
+ * {@code scale * sum(q * xq)}, then one float multiply-add by {@code d * xd}. A lane adds 8 products of
+ * at most 32 * 127 per sub-block, inside 16 bits; every activation row takes the same {@link #dot}
+ * call, so a row's result does not depend on the batch around it.
+ */
+final class Q6_KInterleaved implements InterleavedRows {
+    private static final int SUPER_BLOCK = 256;
+    private static final int SUB_BLOCKS = 16;
+    private static final int SUB_BLOCK = 16;
+    private static final int STEPS = 8;
+    private static final int STEP_BYTES = 16;
+    private static final int SUB_BLOCK_BYTES = STEPS * STEP_BYTES;
+    private static final int D_AT = 0;
+    private static final int SCALES_AT = GROUP * Float.BYTES;
+    private static final int QS_AT = SCALES_AT + SUB_BLOCKS * GROUP;
+    static final int BLOCK_BYTES = QS_AT + SUB_BLOCKS * SUB_BLOCK_BYTES;
+    private static final int Q6_K_BLOCK_BYTES = 210;
+
+    private final MemorySegment data;
+    private final int superBlocks;
+    private final long groupBytes;
+
+    private Q6_KInterleaved(MemorySegment data, int superBlocks) {
+        this.data = data;
+        this.superBlocks = superBlocks;
+        this.groupBytes = (long) superBlocks * BLOCK_BYTES;
+    }
+
+    /** The interleaved copy of the Q6_K matrix {@code q6_K}, built on the shared worker pool. */
+    static Q6_KInterleaved of(MemorySegment q6_K, int rows, int cols) {
+        if (!InterleavedRows.fits(rows) || cols % SUPER_BLOCK != 0) {
+            throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
+        }
+        var copy = new Q6_KInterleaved(InterleavedRows.allocate(rows, cols / SUPER_BLOCK, BLOCK_BYTES), cols / SUPER_BLOCK);
+        InterleavedRows.fillGroups(rows, group -> copy.fill(q6_K, group));
+        return copy;
+    }
+
+    private void fill(MemorySegment q6_K, int group) {
+        long rowBytes = (long) superBlocks * Q6_K_BLOCK_BYTES;
+        byte[] q = new byte[SUPER_BLOCK];
+        long to = group * groupBytes;
+        for (int k = 0; k < superBlocks; k++, to += BLOCK_BYTES) {
+            for (int r = 0; r < GROUP; r++) {
+                long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q6_K_BLOCK_BYTES;
+                decode(q6_K, from, q);
+                data.set(FLOAT, to + D_AT + (long) r * Float.BYTES, Float.float16ToFloat(q6_K.get(SHORT, from + 208)));
+                for (int j = 0; j < SUB_BLOCKS; j++) {
+                    data.set(BYTE, to + SCALES_AT + GROUP * j + r, q6_K.get(BYTE, from + 192 + j));
+                    for (int s = 0; s < STEPS; s++) {
+                        int v = SUB_BLOCK * j + 2 * s;
+                        data.set(SHORT, to + QS_AT + (long) SUB_BLOCK_BYTES * j + STEP_BYTES * s + 2L * r,
+                                (short) (q[v] & 0xFF | q[v + 1] << 8));
+                    }
+                }
+            }
+        }
+    }
+
+    /** The 256 values {@code q - 32} of the super-block at {@code from} (the layout is in {@link Q6_KMatrix}). */
+    private static void decode(MemorySegment q6_K, long from, byte[] q) {
+        for (int n = 0; n < 2; n++) {
+            for (int l = 0; l < 32; l++) {
+                int low0 = q6_K.get(BYTE, from + 64 * n + l);
+                int low1 = q6_K.get(BYTE, from + 64 * n + 32 + l);
+                int high = q6_K.get(BYTE, from + 128 + 32 * n + l);
+                q[128 * n + l] = (byte) ((low0 & 0x0F | (high & 3) << 4) - 32);
+                q[128 * n + l + 32] = (byte) ((low1 & 0x0F | (high >> 2 & 3) << 4) - 32);
+                q[128 * n + l + 64] = (byte) ((low0 >> 4 & 0x0F | (high >> 4 & 3) << 4) - 32);
+                q[128 * n + l + 96] = (byte) ((low1 >> 4 & 0x0F | (high >> 6 & 3) << 4) - 32);
+            }
+        }
+    }
+
+    @Override
+    public void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+        var acc0 = FloatVector.zero(F8);
+        var acc1 = FloatVector.zero(F8);
+        long block0 = 2L * pass * groupBytes;
+        long block1 = block0 + groupBytes;
+        int sb = b * superBlocks;
+        int[] activationPairs = x.pairs;
+        for (int k = 0; k < superBlocks; k++, sb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
+            var isum0 = IntVector.zero(I8);
+            var isum1 = IntVector.zero(I8);
+            for (int j = 0; j < SUB_BLOCKS; j++) {
+                int p = sb * (SUPER_BLOCK / 2) + j * (SUB_BLOCK / 2);
+                long q0 = block0 + QS_AT + SUB_BLOCK_BYTES * j;
+                long q1 = block1 + QS_AT + SUB_BLOCK_BYTES * j;
+                var sum0 = ShortVector.zero(S16);
+                var sum1 = ShortVector.zero(S16);
+                for (int s = 0; s < STEPS; s++) {
+                    var pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + s]).reinterpretAsShorts();
+                    var w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + STEP_BYTES * s, LE)
+                            .convertShape(VectorOperators.B2S, S16, 0);
+                    var w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + STEP_BYTES * s, LE)
+                            .convertShape(VectorOperators.B2S, S16, 0);
+                    sum0 = sum0.add(w0.mul(pair));
+                    sum1 = sum1.add(w1.mul(pair));
+                }
+                var scales0 = (IntVector) ByteVector.fromMemorySegment(B8, data, block0 + SCALES_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2I, I8, 0);
+                var scales1 = (IntVector) ByteVector.fromMemorySegment(B8, data, block1 + SCALES_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2I, I8, 0);
+                // IntDotMatrix.pairSums written out (see InterleavedRows): a pair may pass 16 bits
+                var pairs0 = (IntVector) sum0.reinterpretAsInts();
+                var pairs1 = (IntVector) sum1.reinterpretAsInts();
+                isum0 = isum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)
+                        .add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales0));
+                isum1 = isum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)
+                        .add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales1));
+            }
+            float xd = x.d[sb];
+            acc0 = ((FloatVector) isum0.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(xd), acc0);
+            acc1 = ((FloatVector) isum1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(xd), acc1);
+        }
+        acc0.intoArray(out, outIndex);
+        acc1.intoArray(out, outIndex + GROUP);
+    }
+}

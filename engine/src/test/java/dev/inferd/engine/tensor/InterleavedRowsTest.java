@@ -1,0 +1,62 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
+
+/**
+ * The interleaved copies ({@link InterleavedRows}) against the products they stand for: the decoded
+ * weights times the activations as rounded to int8 blocks. Their integer sums are exact, so only float
+ * rounding may part them, a bound a hundred times tighter than the double-precision tests of the
+ * unrounded activations allow: a weight decoded one step off in a quarter of a block fails here and
+ * passes there.
+ */
+@ExtendWith(TwoWorkerThreads.class)
+class InterleavedRowsTest {
+    @ParameterizedTest
+    @EnumSource(names = {"Q4_0", "Q4_K", "Q6_K"})
+    void generatedTokensMatchTheDecodedWeightsTimesTheRoundedActivations(GGMLType type) {
+        check(type, 32, 512, 1);
+        check(type, 48, 768, 3); // three groups of 16: the passes split unevenly over the two workers
+        check(type, 320, 256, 2);
+    }
+
+    private static void check(GGMLType type, int rows, int cols, int batch) {
+        try (Arena arena = Arena.ofShared()) {
+            byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), rows + cols, 1f);
+            MemorySegment seg = arena.allocate(bytes.length, 64);
+            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            var m = (IntDotMatrix) WeightMatrix.of(type, rows, cols, seg);
+            assertThat(m.rowUnit()).as("%s %dx%d takes the interleaved copy", type, rows, cols).isEqualTo(InterleavedRows.ROWS_PER_PASS);
+            float[] x = QuantizerTest.randomValues(batch * cols, 7);
+            float[] out = new float[batch * rows];
+            m.multiply(x, batch, out, 0);
+
+            var rounded = new Q8Activations();
+            rounded.quantize(x, 0, batch, cols, m.activationBlock());
+            float[] xq = new float[batch * cols];
+            rounded.toFloats(0, xq.length, xq);
+            float[] w = Quantizer.dequantize(type, bytes, rows * cols);
+            for (int b = 0; b < batch; b++) {
+                for (int r = 0; r < rows; r++) {
+                    double sum = 0, size = 0;
+                    for (int c = 0; c < cols; c++) {
+                        double p = (double) w[r * cols + c] * xq[b * cols + c];
+                        sum += p;
+                        size += Math.abs(p);
+                    }
+                    assertThat((double) out[b * rows + r]).as("%s %dx%d entry %d row %d", type, rows, cols, b, r)
+                            .isCloseTo(sum, offset(size * 1e-6 + 1e-6));
+                }
+            }
+        }
+    }
+}
