@@ -36,6 +36,9 @@ final class Q6_KInterleaved implements InterleavedRows {
     private static final int QS_AT = SCALES_AT + SUB_BLOCKS * GROUP;
     static final int BLOCK_BYTES = QS_AT + SUB_BLOCKS * SUB_BLOCK_BYTES;
     private static final int Q6_K_BLOCK_BYTES = 210;
+    private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
+    private static final long TWO_BITS = 0x0303030303030303L;
+    private static final long BIT_5 = 0x2020202020202020L;
 
     private final MemorySegment data;
     private final int superBlocks;
@@ -59,7 +62,7 @@ final class Q6_KInterleaved implements InterleavedRows {
 
     private void fill(MemorySegment q6_K, int group) {
         long rowBytes = (long) superBlocks * Q6_K_BLOCK_BYTES;
-        byte[] q = new byte[SUPER_BLOCK];
+        long[] q = new long[SUPER_BLOCK / Long.BYTES];
         long to = group * groupBytes;
         for (int k = 0; k < superBlocks; k++, to += BLOCK_BYTES) {
             for (int r = 0; r < GROUP; r++) {
@@ -69,28 +72,42 @@ final class Q6_KInterleaved implements InterleavedRows {
                 for (int j = 0; j < SUB_BLOCKS; j++) {
                     data.set(BYTE, to + SCALES_AT + GROUP * j + r, q6_K.get(BYTE, from + 192 + j));
                     for (int s = 0; s < STEPS; s++) {
-                        int v = SUB_BLOCK * j + 2 * s;
+                        // values 16j + 2s and 16j + 2s + 1: bytes 2 (s % 4) of long 2j + s / 4
                         data.set(SHORT, to + QS_AT + (long) SUB_BLOCK_BYTES * j + STEP_BYTES * s + 2L * r,
-                                (short) (q[v] & 0xFF | q[v + 1] << 8));
+                                (short) (q[2 * j + s / 4] >>> 16 * (s % 4)));
                     }
                 }
             }
         }
     }
 
-    /** The 256 values {@code q - 32} of the super-block at {@code from} (the layout is in {@link Q6_KMatrix}). */
-    private static void decode(MemorySegment q6_K, long from, byte[] q) {
+    /**
+     * The 256 values {@code q - 32} of the super-block at {@code from} (the layout is in {@link Q6_KMatrix}),
+     * eight signed bytes to a long, decoded eight at a time.
+     */
+    private static void decode(MemorySegment q6_K, long from, long[] q) {
         for (int n = 0; n < 2; n++) {
-            for (int l = 0; l < 32; l++) {
-                int low0 = q6_K.get(BYTE, from + 64 * n + l);
-                int low1 = q6_K.get(BYTE, from + 64 * n + 32 + l);
-                int high = q6_K.get(BYTE, from + 128 + 32 * n + l);
-                q[128 * n + l] = (byte) ((low0 & 0x0F | (high & 3) << 4) - 32);
-                q[128 * n + l + 32] = (byte) ((low1 & 0x0F | (high >> 2 & 3) << 4) - 32);
-                q[128 * n + l + 64] = (byte) ((low0 >> 4 & 0x0F | (high >> 4 & 3) << 4) - 32);
-                q[128 * n + l + 96] = (byte) ((low1 >> 4 & 0x0F | (high >> 6 & 3) << 4) - 32);
+            for (int l = 0; l < 32; l += Long.BYTES) {
+                long low0 = q6_K.get(LONG, from + 64 * n + l);
+                long low1 = q6_K.get(LONG, from + 64 * n + 32 + l);
+                long high = q6_K.get(LONG, from + 128 + 32 * n + l);
+                int at = (128 * n + l) / Long.BYTES;
+                q[at] = centred(low0 & LOW_NIBBLES | (high & TWO_BITS) << 4);
+                q[at + 4] = centred(low1 & LOW_NIBBLES | (high >>> 2 & TWO_BITS) << 4);
+                q[at + 8] = centred(low0 >>> 4 & LOW_NIBBLES | (high >>> 4 & TWO_BITS) << 4);
+                q[at + 12] = centred(low1 >>> 4 & LOW_NIBBLES | (high >>> 6 & TWO_BITS) << 4);
             }
         }
+    }
+
+    /**
+     * Eight 6-bit values (0..63), one a byte, as signed bytes {@code q - 32}: flipping bit 5 gives
+     * {@code q - 32} in six bits, and copying the new bit 5 up to bits 6 and 7 extends its sign.
+     */
+    private static long centred(long sixBits) {
+        long flipped = sixBits ^ BIT_5;
+        long sign = flipped & BIT_5;
+        return flipped | sign << 1 | sign << 2;
     }
 
     @Override
