@@ -10,7 +10,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.function.IntConsumer;
 
 /**
  * A copy of a quantized matrix laid out for generated tokens: rows interleaved in groups of
@@ -32,47 +31,62 @@ import java.util.function.IntConsumer;
  * vectors it takes or returns are boxed on the heap (a pair-sum helper cost the Q4_K kernel half its
  * speed, session 8).
  */
-sealed interface InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
+abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
     /** Rows interleaved in a group. */
-    int GROUP = 8;
+    static final int GROUP = 8;
     /** Rows per {@link #dot}: two groups share each activation broadcast. */
-    int ROWS_PER_PASS = 2 * GROUP;
+    static final int ROWS_PER_PASS = 2 * GROUP;
+    /** Bytes of a step: two values of each of a group's rows, which the kernels widen to 16 shorts. */
+    static final int STEP_BYTES = 16;
 
-    VectorSpecies<Byte> B8 = ByteVector.SPECIES_64;
-    VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
-    VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
-    VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
-    VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
-    ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
-    ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
-    ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
-    ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
+    static final VectorSpecies<Byte> B8 = ByteVector.SPECIES_64;
+    static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
+    static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+    static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
+    static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
 
-    /**
-     * Rows {@code [16 * pass, 16 * pass + 16)} with entry {@code b} of the activations, into
-     * {@code out[outIndex .. outIndex + 16)}.
-     */
-    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex);
+    /** The copy: group after group of eight rows, each group's blocks one after another. */
+    final MemorySegment data;
+    /** Blocks per row (blocks of 32 values, or super-blocks of 256). */
+    final int blocks;
+    /** Bytes of one group's blocks. */
+    final long groupBytes;
+
+    /** Memory for {@code rows} rows of {@code cols / blockValues} blocks, each {@code blockBytes} per group. */
+    InterleavedRows(int rows, int cols, int blockValues, int blockBytes) {
+        if (!fits(rows) || cols % blockValues != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
+        this.blocks = cols / blockValues;
+        this.groupBytes = (long) blocks * blockBytes;
+        this.data = Arena.ofAuto().allocate(rows / GROUP * groupBytes, 64);
+    }
 
     /** Whether a matrix of this many rows can be interleaved (every pass takes whole groups). */
     static boolean fits(int rows) {
         return rows % ROWS_PER_PASS == 0;
     }
 
-    /** Memory for a copy of {@code rows / GROUP} groups of {@code blocks} blocks of {@code blockBytes}. */
-    static MemorySegment allocate(int rows, int blocks, int blockBytes) {
-        return Arena.ofAuto().allocate((long) rows / GROUP * blocks * blockBytes, 64);
-    }
+    /** Group {@code group}'s eight rows of the stored matrix {@code stored}, copied into the layout. */
+    abstract void fill(MemorySegment stored, int group);
 
-    /** {@code fill} for every group of the {@code rows}, on the shared worker pool. */
-    static void fillGroups(int rows, IntConsumer fill) {
+    /** Every group of the {@code rows} copied from {@code stored}, on the shared worker pool. */
+    final void fillFrom(MemorySegment stored, int rows) {
         int groups = rows / GROUP;
         int tasks = Math.min(groups, 64); // a few per thread, so that uneven threads even out
         WorkerPool.shared().parallelFor(tasks, (task, worker) -> {
             for (int g = (int) ((long) groups * task / tasks), end = (int) ((long) groups * (task + 1) / tasks); g < end; g++) {
-                fill.accept(g);
+                fill(stored, g);
             }
         });
     }
+
+    /**
+     * Rows {@code [16 * pass, 16 * pass + 16)} with entry {@code b} of the activations, into
+     * {@code out[outIndex .. outIndex + 16)}.
+     */
+    abstract void dot(int pass, Q8Activations x, int b, float[] out, int outIndex);
 }

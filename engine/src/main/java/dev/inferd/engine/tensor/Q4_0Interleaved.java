@@ -26,33 +26,26 @@ import java.lang.foreign.MemorySegment;
  * the weight scale times the activation scale, added with one fused multiply-add. A row's result does
  * not depend on the batch around it: every activation row takes the same {@link #dot} call.
  */
-final class Q4_0Interleaved implements InterleavedRows {
+final class Q4_0Interleaved extends InterleavedRows {
     private static final int BLOCK = 32;
     private static final int STEPS = 8;
-    private static final int STEP_BYTES = 16;
     private static final int SCALE_BYTES = GROUP * Float.BYTES;
     static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
     private static final int Q4_0_BLOCK_BYTES = 18;
 
-    private final MemorySegment data;
-    private final int blocks;
-    private final long groupBytes;
-
-    private Q4_0Interleaved(MemorySegment data, int blocks) {
-        this.data = data;
-        this.blocks = blocks;
-        this.groupBytes = (long) blocks * BLOCK_BYTES;
+    private Q4_0Interleaved(int rows, int cols) {
+        super(rows, cols, BLOCK, BLOCK_BYTES);
     }
 
     /** The interleaved copy of the Q4_0 matrix {@code q4_0}, built on the shared worker pool. */
     static Q4_0Interleaved of(MemorySegment q4_0, int rows, int cols) {
-        if (!InterleavedRows.fits(rows) || cols % BLOCK != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
-        var copy = new Q4_0Interleaved(InterleavedRows.allocate(rows, cols / BLOCK, BLOCK_BYTES), cols / BLOCK);
-        InterleavedRows.fillGroups(rows, group -> copy.fill(q4_0, group));
+        var copy = new Q4_0Interleaved(rows, cols);
+        copy.fillFrom(q4_0, rows);
         return copy;
     }
 
-    private void fill(MemorySegment q4_0, int group) {
+    @Override
+    void fill(MemorySegment q4_0, int group) {
         long rowBytes = (long) blocks * Q4_0_BLOCK_BYTES;
         long to = group * groupBytes;
         for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
@@ -71,7 +64,7 @@ final class Q4_0Interleaved implements InterleavedRows {
     }
 
     @Override
-    public void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         // this shape measured 1.5x the stored layout's kernel; with the conversion in a helper, the
         // block index declared in the loop header or the step offset as a long it measured no faster
         var acc0 = FloatVector.zero(F8);

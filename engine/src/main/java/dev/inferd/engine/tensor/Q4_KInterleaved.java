@@ -31,12 +31,11 @@ import java.lang.foreign.MemorySegment;
  * A lane adds 16 products of at most 15 * 127 per sub-block, inside 16 bits; every activation row takes
  * the same {@link #dot} call, so a row's result does not depend on the batch around it.
  */
-final class Q4_KInterleaved implements InterleavedRows {
+final class Q4_KInterleaved extends InterleavedRows {
     private static final int SUPER_BLOCK = 256;
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 8;
-    private static final int STEP_BYTES = 16;
     private static final int SUB_BLOCK_BYTES = STEPS * STEP_BYTES;
     private static final int D_AT = 0;
     private static final int MINUS_DMIN_AT = GROUP * Float.BYTES;
@@ -47,30 +46,22 @@ final class Q4_KInterleaved implements InterleavedRows {
     private static final int Q4_K_BLOCK_BYTES = 144;
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
 
-    private final MemorySegment data;
-    private final int superBlocks;
-    private final long groupBytes;
-
-    private Q4_KInterleaved(MemorySegment data, int superBlocks) {
-        this.data = data;
-        this.superBlocks = superBlocks;
-        this.groupBytes = (long) superBlocks * BLOCK_BYTES;
+    private Q4_KInterleaved(int rows, int cols) {
+        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES);
     }
 
     /** The interleaved copy of the Q4_K matrix {@code q4_K}, built on the shared worker pool. */
     static Q4_KInterleaved of(MemorySegment q4_K, int rows, int cols) {
-        if (!InterleavedRows.fits(rows) || cols % SUPER_BLOCK != 0) {
-            throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
-        }
-        var copy = new Q4_KInterleaved(InterleavedRows.allocate(rows, cols / SUPER_BLOCK, BLOCK_BYTES), cols / SUPER_BLOCK);
-        InterleavedRows.fillGroups(rows, group -> copy.fill(q4_K, group));
+        var copy = new Q4_KInterleaved(rows, cols);
+        copy.fillFrom(q4_K, rows);
         return copy;
     }
 
-    private void fill(MemorySegment q4_K, int group) {
-        long rowBytes = (long) superBlocks * Q4_K_BLOCK_BYTES;
+    @Override
+    void fill(MemorySegment q4_K, int group) {
+        long rowBytes = (long) blocks * Q4_K_BLOCK_BYTES;
         long to = group * groupBytes;
-        for (int k = 0; k < superBlocks; k++, to += BLOCK_BYTES) {
+        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
             for (int r = 0; r < GROUP; r++) {
                 long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q4_K_BLOCK_BYTES;
                 long h0 = q4_K.get(LONG, from), h1 = q4_K.get(LONG, from + 8);
@@ -106,16 +97,16 @@ final class Q4_KInterleaved implements InterleavedRows {
     }
 
     @Override
-    public void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         var acc0 = FloatVector.zero(F8);
         var acc1 = FloatVector.zero(F8);
         long block0 = 2L * pass * groupBytes;
         long block1 = block0 + groupBytes;
-        int sb = b * superBlocks;
+        int sb = b * blocks;
         int[] activationPairs = x.pairs;
         int[] sums = x.sums;
         var nibble = ShortVector.broadcast(S16, (short) 0x0F);
-        for (int k = 0; k < superBlocks; k++, sb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
+        for (int k = 0; k < blocks; k++, sb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
             var isum0 = IntVector.zero(I8);
             var isum1 = IntVector.zero(I8);
             var msum0 = IntVector.zero(I8);

@@ -24,12 +24,11 @@ import java.lang.foreign.MemorySegment;
  * at most 32 * 127 per sub-block, inside 16 bits; every activation row takes the same {@link #dot}
  * call, so a row's result does not depend on the batch around it.
  */
-final class Q6_KInterleaved implements InterleavedRows {
+final class Q6_KInterleaved extends InterleavedRows {
     private static final int SUPER_BLOCK = 256;
     private static final int SUB_BLOCKS = 16;
     private static final int SUB_BLOCK = 16;
     private static final int STEPS = 8;
-    private static final int STEP_BYTES = 16;
     private static final int SUB_BLOCK_BYTES = STEPS * STEP_BYTES;
     private static final int D_AT = 0;
     private static final int SCALES_AT = GROUP * Float.BYTES;
@@ -40,31 +39,23 @@ final class Q6_KInterleaved implements InterleavedRows {
     private static final long TWO_BITS = 0x0303030303030303L;
     private static final long BIT_5 = 0x2020202020202020L;
 
-    private final MemorySegment data;
-    private final int superBlocks;
-    private final long groupBytes;
-
-    private Q6_KInterleaved(MemorySegment data, int superBlocks) {
-        this.data = data;
-        this.superBlocks = superBlocks;
-        this.groupBytes = (long) superBlocks * BLOCK_BYTES;
+    private Q6_KInterleaved(int rows, int cols) {
+        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES);
     }
 
     /** The interleaved copy of the Q6_K matrix {@code q6_K}, built on the shared worker pool. */
     static Q6_KInterleaved of(MemorySegment q6_K, int rows, int cols) {
-        if (!InterleavedRows.fits(rows) || cols % SUPER_BLOCK != 0) {
-            throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
-        }
-        var copy = new Q6_KInterleaved(InterleavedRows.allocate(rows, cols / SUPER_BLOCK, BLOCK_BYTES), cols / SUPER_BLOCK);
-        InterleavedRows.fillGroups(rows, group -> copy.fill(q6_K, group));
+        var copy = new Q6_KInterleaved(rows, cols);
+        copy.fillFrom(q6_K, rows);
         return copy;
     }
 
-    private void fill(MemorySegment q6_K, int group) {
-        long rowBytes = (long) superBlocks * Q6_K_BLOCK_BYTES;
+    @Override
+    void fill(MemorySegment q6_K, int group) {
+        long rowBytes = (long) blocks * Q6_K_BLOCK_BYTES;
         long[] q = new long[SUPER_BLOCK / Long.BYTES];
         long to = group * groupBytes;
-        for (int k = 0; k < superBlocks; k++, to += BLOCK_BYTES) {
+        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
             for (int r = 0; r < GROUP; r++) {
                 long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q6_K_BLOCK_BYTES;
                 decode(q6_K, from, q);
@@ -111,14 +102,14 @@ final class Q6_KInterleaved implements InterleavedRows {
     }
 
     @Override
-    public void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         var acc0 = FloatVector.zero(F8);
         var acc1 = FloatVector.zero(F8);
         long block0 = 2L * pass * groupBytes;
         long block1 = block0 + groupBytes;
-        int sb = b * superBlocks;
+        int sb = b * blocks;
         int[] activationPairs = x.pairs;
-        for (int k = 0; k < superBlocks; k++, sb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
+        for (int k = 0; k < blocks; k++, sb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
             var isum0 = IntVector.zero(I8);
             var isum1 = IntVector.zero(I8);
             for (int j = 0; j < SUB_BLOCKS; j++) {
