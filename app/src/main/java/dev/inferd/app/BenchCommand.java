@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inferd.app.models.ModelException;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ModelsConfig;
+import dev.inferd.engine.tensor.CopyCacheFile;
+import dev.inferd.engine.tensor.CopyStore;
 import dev.inferd.bench.BenchTest;
 import dev.inferd.bench.DecodeLimit;
 import dev.inferd.bench.LlamaBench;
@@ -81,6 +83,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--write-synthetic", arity = "2", paramLabel = "<shape:type> <out.gguf>",
             description = "write the synthetic model <shape>:<type> to out.gguf and exit")
     List<String> writeSynthetic;
+
+    @Option(names = "--no-copy-cache", description = "build the copies of Q4_0, Q4_K and Q6_K weights for generated "
+            + "tokens at every load, instead of caching them in $INFERD_HOME/copies")
+    boolean noCopyCache;
 
     @Option(names = "--bandwidth-buffer-mb", defaultValue = "1024", paramLabel = "MB", hidden = true,
             description = "size of the buffer the bandwidth is measured on (default: ${DEFAULT-VALUE})")
@@ -190,7 +196,12 @@ public final class BenchCommand implements Callable<Integer> {
                 WorkerPool.configure(t); // before loading: the model keeps the shared pool
                 double bandwidth = MemoryBandwidth.measure(WorkerPool.shared(), bandwidthBufferMb << 20);
                 var limit = new DecodeLimit(bandwidth, footprint.bytesPerToken());
-                Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, maxPrompt)));
+                // saved before measuring, so that no write runs beside the tests; the next load maps it
+                CopyCacheFile copies = noCopyCache ? null
+                        : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf);
+                Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, maxPrompt)),
+                        copies != null ? copies : CopyStore.inMemory());
+                CopyCaches.save(copies, file.getFileName().toString(), err);
                 var bench = new LlamaBench(m);
                 var results = new ArrayList<TestResult>();
                 for (BenchTest test : tests) {

@@ -136,8 +136,10 @@ public final class BenchServeCommand implements Callable<Integer> {
         try {
             ResolvedModel resolved = ModelResolver.fromEnvironment().resolveModel(serveModel, offline);
             String owner = resolved.entry().isPresent() ? resolved.ownedBy() : null;
-            generator = LocalTextGenerator.open(resolved.file(),
-                    new LocalTextGenerator.Options(resolved.id(), owner, contextLength));
+            var local = LocalTextGenerator.open(resolved.file(),
+                    new LocalTextGenerator.Options(resolved.id(), owner, contextLength).withCopyCache(CopyCaches.directory()));
+            generator = local;
+            CopyCaches.save(local.copyCache(), resolved.id(), err); // before the load runs, not beside it
         } catch (ModelException | GGUFFormatException | UnsupportedOperationException | IllegalArgumentException e) {
             err.println("inferd: " + e.getMessage());
             return 1;

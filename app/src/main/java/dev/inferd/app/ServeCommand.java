@@ -70,6 +70,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
+    @Option(names = "--no-copy-cache", description = "build the copies of Q4_0, Q4_K and Q6_K weights for generated "
+            + "tokens at every start, instead of caching them in $INFERD_HOME/copies")
+    boolean noCopyCache;
+
     @Override
     public Integer call() {
         long kvBytes;
@@ -183,13 +187,15 @@ public final class ServeCommand implements Callable<Integer> {
                 // A file path takes its owner from the GGUF metadata; a catalog slug from the catalog.
                 String owner = model.entry().isPresent() ? model.ownedBy() : null;
                 var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
-                        .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued));
+                        .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued)
+                        .withCopyCache(noCopyCache ? null : CopyCaches.directory()));
                 if (!running.add(generator)) {
                     generator.close(); // stopped while it loaded
                     return null;
                 }
                 registry.ready(model.id(), generator, () -> snapshot(generator.stats()));
                 printModel(generator, (System.nanoTime() - started) / 1_000_000);
+                CopyCaches.saveInBackground(generator.copyCache(), model.id(), System.out);
             } catch (GGUFFormatException | UnsupportedOperationException | IllegalArgumentException | IOException e) {
                 return "inferd: cannot load " + model.file() + ": " + e.getMessage();
             }
@@ -220,9 +226,9 @@ public final class ServeCommand implements Callable<Integer> {
 
     private static void printModel(LocalTextGenerator generator, long millis) {
         ModelDescription d = generator.description();
-        System.out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), loaded in %d ms%n",
+        System.out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), loaded in %d ms%s%n",
                 d.id(), d.architecture(), humanCount(d.parameterCount()), d.quantization(), d.contextLength(),
-                generator.trainedContextLength(), millis);
+                generator.trainedContextLength(), millis, CopyCaches.describe(generator.copyCache()));
     }
 
     static String humanCount(long n) {

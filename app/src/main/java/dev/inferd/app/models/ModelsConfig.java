@@ -9,7 +9,8 @@ import java.util.function.Function;
  * Where models live and where they come from, read from the environment:
  * <ul>
  *   <li>{@code INFERD_HOME} (default {@code ~/.inferd}): models go to {@code $INFERD_HOME/models},
- *       the user's own catalog entries are read from {@code $INFERD_HOME/catalog.json};</li>
+ *       the user's own catalog entries are read from {@code $INFERD_HOME/catalog.json}, and the copies
+ *       of models' weights laid out for generated tokens are cached in {@code $INFERD_HOME/copies};</li>
  *   <li>{@code INFERD_HF_ENDPOINT} (default {@code https://huggingface.co}): any mirror that
  *       answers {@code <endpoint>/<repo>/resolve/<revision>/<file>};</li>
  *   <li>{@code HF_TOKEN}: sent as {@code Authorization: Bearer} for gated or private repositories.</li>
@@ -46,6 +47,11 @@ public record ModelsConfig(Path home, URI endpoint, Optional<String> hfToken) {
 
     public Path modelsDir() {
         return home.resolve("models");
+    }
+
+    /** Where the engine caches the copies of weights it lays out for generated tokens, one file per model file. */
+    public Path copiesDir() {
+        return home.resolve("copies");
     }
 
     public Path userCatalog() {

@@ -6,6 +6,8 @@ import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.ModelConfig;
+import dev.inferd.engine.tensor.CopyCacheFile;
+import dev.inferd.engine.tensor.CopyStore;
 import dev.inferd.engine.tokenizer.Tokenizer;
 
 import java.io.IOException;
@@ -44,9 +46,11 @@ public final class LocalTextGenerator implements TextGenerator {
      *                  {@link #DEFAULT_MAX_QUEUED}
      * @param stepTokens prompt positions per forward pass (a long prompt delays other streams by one such
      *                   chunk); 0 for {@link #DEFAULT_STEP_TOKENS}
+     * @param copyCache the directory where the weights' copies for generated tokens are cached between
+     *                  loads ({@link CopyCacheFile}); null to build them in memory at every load
      */
     public record Options(String id, String ownedBy, int contextLength, int parallel, long kvMemory, int maxQueued,
-                          int stepTokens) {
+                          int stepTokens, Path copyCache) {
         public static final Options DEFAULTS = new Options(null, null, 0);
 
         public Options {
@@ -56,23 +60,27 @@ public final class LocalTextGenerator implements TextGenerator {
         }
 
         public Options(String id, String ownedBy, int contextLength) {
-            this(id, ownedBy, contextLength, 0, 0, 0, 0);
+            this(id, ownedBy, contextLength, 0, 0, 0, 0, null);
         }
 
         public Options withParallel(int parallel) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
         }
 
         public Options withKvMemory(long kvMemory) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
         }
 
         public Options withMaxQueued(int maxQueued) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
         }
 
         public Options withStepTokens(int stepTokens) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
+        }
+
+        public Options withCopyCache(Path copyCache) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
         }
     }
 
@@ -85,6 +93,8 @@ public final class LocalTextGenerator implements TextGenerator {
     private final ChatPrompt chatPrompt;
     private final ModelDescription description;
     private final Scheduler scheduler;
+    /** Where the weights' copies are cached, or null where they are built in memory at every load. */
+    private final CopyCacheFile copyCache;
 
     private LocalTextGenerator(GGUFFile gguf, Options options) throws IOException {
         this.gguf = gguf;
@@ -92,7 +102,8 @@ public final class LocalTextGenerator implements TextGenerator {
         int trained = config.contextLength();
         int context = options.contextLength() > 0 ? options.contextLength() : Math.min(trained, DEFAULT_MAX_CONTEXT);
         Scheduler.Config schedule = scheduleFor(config, context, options);
-        this.model = Model.load(gguf, schedule.maxBatch());
+        this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf) : null;
+        this.model = Model.load(gguf, schedule.maxBatch(), copyCache != null ? copyCache : CopyStore.inMemory());
         this.tokenizer = Tokenizer.fromGGUF(gguf);
         this.chatPrompt = ChatPrompt.forModel(gguf, tokenizer);
         Path file = gguf.path();
@@ -144,6 +155,14 @@ public final class LocalTextGenerator implements TextGenerator {
     @Override
     public ModelDescription description() {
         return description;
+    }
+
+    /**
+     * The cache of the weights' copies ({@link Options#copyCache()}), or null when there is none: the
+     * caller {@link CopyCacheFile#save saves} what a load built, off the path of requests.
+     */
+    public CopyCacheFile copyCache() {
+        return copyCache;
     }
 
     /** The trained context length from the file (the served one may be smaller). */

@@ -34,6 +34,8 @@ public final class GGUFFile implements AutoCloseable {
     private final Path path;
     private final Arena arena;
     private final MemorySegment file;
+    /** The mapping itself, for {@link #release} (the file is read through a native view of it). */
+    private final MemorySegment mapping;
     private final int version;
     private final Map<String, Object> metadata;
     private final Map<String, TensorInfo> tensors;
@@ -41,9 +43,10 @@ public final class GGUFFile implements AutoCloseable {
 
     private long pos; // parse cursor, used only while opening
 
-    private GGUFFile(Path path, Arena arena, MemorySegment file) {
+    private GGUFFile(Path path, Arena arena, MemorySegment mapping, MemorySegment file) {
         this.path = path;
         this.arena = arena;
+        this.mapping = mapping;
         this.file = file;
         if (file.byteSize() < 16 || file.get(I32, 0) != MAGIC) {
             throw new GGUFFormatException(path + " is not a GGUF file (bad magic)");
@@ -93,7 +96,7 @@ public final class GGUFFile implements AutoCloseable {
             // copies of InterleavedRows every load took a class check and a session check that C2 kept
             // inside the loop (session 8: a kernel fell to a third of its speed)
             MemorySegment view = MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
-            return new GGUFFile(path, arena, view);
+            return new GGUFFile(path, arena, mapped, view);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
@@ -123,6 +126,15 @@ public final class GGUFFile implements AutoCloseable {
 
     public MemorySegment tensorData(String name) {
         return tensorData(tensor(name));
+    }
+
+    /**
+     * Lets the pages of tensor {@code t} go from this process's memory (MADV_DONTNEED, whole pages, so
+     * a neighbour's edge may go too): for a tensor that is read from a copy from now on. A later read
+     * finds the pages again, from the page cache or the disk.
+     */
+    public void release(TensorInfo t) {
+        mapping.asSlice(dataOffset + t.offset(), t.byteSize()).unload();
     }
 
     // ---- typed metadata access ----

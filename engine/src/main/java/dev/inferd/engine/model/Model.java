@@ -3,6 +3,7 @@ package dev.inferd.engine.model;
 import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.tensor.CopyStore;
 
 /**
  * A decoder that turns a {@link Batch} of tokens into next-token logits, reading and extending a
@@ -11,11 +12,16 @@ import dev.inferd.engine.gguf.GGUFFile;
  */
 public interface Model {
 
-    /** Loads the architecture the file names; batches of up to {@code maxBatch} entries. */
+    /** Loads the architecture the file names; batches of up to {@code maxBatch} entries; copies of the weights in memory. */
     static Model load(GGUFFile gguf, int maxBatch) {
+        return load(gguf, maxBatch, CopyStore.inMemory());
+    }
+
+    /** {@link #load(GGUFFile, int)} with the weights' copies for generated tokens from {@code copies}. */
+    static Model load(GGUFFile gguf, int maxBatch, CopyStore copies) {
         ModelConfig config = ModelConfig.fromGGUF(gguf);
         return switch (config.architecture()) {
-            case LLAMA, QWEN2 -> new TransformerModel(gguf, config, maxBatch);
+            case LLAMA, QWEN2 -> new TransformerModel(gguf, config, maxBatch, copies);
         };
     }
 

@@ -3,6 +3,7 @@ package dev.inferd.engine.model;
 import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.tensor.CopyStore;
 import dev.inferd.engine.tensor.Lanes;
 import dev.inferd.engine.tensor.WeightMatrix;
 import dev.inferd.engine.tensor.WorkerPool;
@@ -34,11 +35,11 @@ public final class TransformerModel implements Model {
     private final WorkerPool pool = WorkerPool.shared();
     private final AttentionTask attentionTask = new AttentionTask();
 
-    public TransformerModel(GGUFFile gguf, ModelConfig config, int maxBatch) {
+    public TransformerModel(GGUFFile gguf, ModelConfig config, int maxBatch, CopyStore copies) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, was " + maxBatch);
         this.config = config;
         this.maxBatch = maxBatch;
-        var w = new WeightLoader(gguf);
+        var w = new WeightLoader(gguf, copies);
         int dim = config.embeddingLength();
         int vocab = config.vocabSize();
         tokenEmbedding = w.matrix("token_embd.weight", vocab, dim);

@@ -2,14 +2,21 @@ package dev.inferd.engine.model;
 
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.TensorInfo;
+import dev.inferd.engine.tensor.CopyStore;
 import dev.inferd.engine.tensor.WeightMatrix;
 
-/** Finds a model's tensors by their GGUF names and checks their shapes against the config. */
+/**
+ * Finds a model's tensors by their GGUF names and checks their shapes against the config. A matrix
+ * that gets a copy for generated tokens (from {@code copies}) is read from the copy only, so its pages
+ * of the mapped file are let go once the copy exists.
+ */
 final class WeightLoader {
     private final GGUFFile gguf;
+    private final CopyStore copies;
 
-    WeightLoader(GGUFFile gguf) {
+    WeightLoader(GGUFFile gguf, CopyStore copies) {
         this.gguf = gguf;
+        this.copies = copies;
     }
 
     boolean has(String name) {
@@ -23,7 +30,9 @@ final class WeightLoader {
             throw new UnsupportedModelException("tensor " + name + " has shape " + shape(info) + ", expected ["
                     + cols + ", " + rows + "]");
         }
-        return WeightMatrix.of(info, gguf.tensorData(info));
+        WeightMatrix matrix = WeightMatrix.of(info, gguf.tensorData(info), copies);
+        if (WeightMatrix.copyBytes(info) > 0) gguf.release(info);
+        return matrix;
     }
 
     /** A vector of {@code length} elements, as floats (norms, biases, rope factors: small). */
@@ -33,7 +42,7 @@ final class WeightLoader {
             throw new UnsupportedModelException("tensor " + name + " has shape " + shape(info) + ", expected ["
                     + length + "]");
         }
-        return WeightMatrix.of(info, gguf.tensorData(info)).toFloatArray();
+        return WeightMatrix.of(info, gguf.tensorData(info), CopyStore.inMemory()).toFloatArray();
     }
 
     float[] optionalVector(String name, int length) {

@@ -92,13 +92,33 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
     }
 
     /**
-     * Plain scalar decoding, bit for bit ggml's, for embedding lookups, small tensors and the panels of
-     * {@link TiledProduct} (each decoded value serves every prompt row). Q8_0 and Q4_0, which
-     * {@link ReferenceDequantizer} leaves out, decode with vectors.
+     * Decoding for embedding lookups, small tensors and the panels of {@link TiledProduct}, bit for bit
+     * ggml's: from the interleaved copy where there is one, so that nothing reads the stored weights
+     * after the copy is made, else from the stored weights ({@link #dequantizeStored}).
      */
     @Override
-    void dequantize(long at, int count, float[] out, int offset) {
+    final void dequantize(long at, int count, float[] out, int offset) {
+        if (interleaved == null) {
+            dequantizeStored(at, count, out, offset);
+            return;
+        }
+        int blockSize = type().blockSize();
+        int row = Math.toIntExact(at / rowBytes);
+        int firstBlock = Math.toIntExact(at % rowBytes / type().blockBytes());
+        interleaved.decode(row, firstBlock, count / blockSize, out, offset);
+    }
+
+    /**
+     * {@link #dequantize} from the stored weights: plain scalar decoding, bit for bit ggml's. Q8_0 and
+     * Q4_0, which {@link ReferenceDequantizer} leaves out, decode with vectors.
+     */
+    void dequantizeStored(long at, int count, float[] out, int offset) {
         ReferenceDequantizer.dequantize(type(), data, at, count, out, offset);
+    }
+
+    /** Whether generated tokens (and every other read) take an interleaved copy of the weights. */
+    final boolean hasCopy() {
+        return interleaved != null;
     }
 
     /**

@@ -1,12 +1,13 @@
 package dev.inferd.engine.tensor;
 
+import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -18,8 +19,10 @@ import java.nio.ByteOrder;
  * in the stored layout every block's scale must be broadcast from a general register, and that
  * per-block step held the row kernels to half of llama.cpp's speed or less (sessions 7 and 8).
  *
- * <p>The copy is built once at load, on the shared worker pool, in native memory; GGUF data is
- * little-endian and the kernels read the copy little-endian whatever the machine. The model file is
+ * <p>The copy is built at load, on the shared worker pool, in native memory or in a cache file that
+ * later loads map instead ({@link CopyStore}); GGUF data is little-endian and the kernels read the copy
+ * little-endian whatever the machine. Everything that reads a copied matrix reads the copy (prompt
+ * panels and embedding rows too, {@link #decode}), so the model file's pages for it can be let go. The model file is
  * read through a native view of its mapping ({@code GGUFFile.open}) so that every vector load in the
  * engine meets one segment class: beside a second class, C2 kept a class check and a session check
  * inside the kernels' loops. Reading the copy from a Java array would be faster still (its int index
@@ -44,6 +47,7 @@ abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, 
     static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+    static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
     static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
@@ -57,17 +61,50 @@ abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, 
     /** Bytes of one group's blocks. */
     final long groupBytes;
 
-    /** Memory for {@code rows} rows of {@code cols / blockValues} blocks, each {@code blockBytes} per group. */
-    InterleavedRows(int rows, int cols, int blockValues, int blockBytes) {
+    /** A copy of {@code rows} rows of {@code cols / blockValues} blocks, each {@code blockBytes} per group, in {@code memory}. */
+    InterleavedRows(int rows, int cols, int blockValues, int blockBytes, MemorySegment memory) {
         if (!fits(rows) || cols % blockValues != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
         this.blocks = cols / blockValues;
         this.groupBytes = (long) blocks * blockBytes;
-        this.data = Arena.ofAuto().allocate(rows / GROUP * groupBytes, 64);
+        if (memory.byteSize() != rows / GROUP * groupBytes) {
+            throw new IllegalArgumentException("the copy takes " + rows / GROUP * groupBytes + " bytes, not " + memory.byteSize());
+        }
+        this.data = memory;
     }
 
     /** Whether a matrix of this many rows can be interleaved (every pass takes whole groups). */
     static boolean fits(int rows) {
         return rows % ROWS_PER_PASS == 0;
+    }
+
+    /** Bytes of the copy a {@code rows x cols} matrix of {@code type} gets, or 0 where the type or shape gets none. */
+    static long copyBytes(GGMLType type, int rows, int cols) {
+        int blockBytes = switch (type) {
+            case Q4_0 -> Q4_0Interleaved.BLOCK_BYTES;
+            case Q4_K -> Q4_KInterleaved.BLOCK_BYTES;
+            case Q6_K -> Q6_KInterleaved.BLOCK_BYTES;
+            default -> 0;
+        };
+        if (blockBytes == 0 || !fits(rows) || cols % type.blockSize() != 0) return 0;
+        return (long) rows / GROUP * (cols / type.blockSize()) * blockBytes;
+    }
+
+    /**
+     * The copy of the stored matrix {@code stored} (tensor {@code tensor}), in memory from {@code store}
+     * and filled unless that memory holds it already; null where the type or shape gets none.
+     */
+    static InterleavedRows of(GGMLType type, MemorySegment stored, int rows, int cols, CopyStore store, String tensor) {
+        long bytes = copyBytes(type, rows, cols);
+        if (bytes == 0) return null;
+        CopyStore.Slot slot = store.slot(tensor, bytes);
+        InterleavedRows copy = switch (type) {
+            case Q4_0 -> new Q4_0Interleaved(rows, cols, slot.memory());
+            case Q4_K -> new Q4_KInterleaved(rows, cols, slot.memory());
+            case Q6_K -> new Q6_KInterleaved(rows, cols, slot.memory());
+            default -> throw new IllegalArgumentException(type + " has no interleaved copy");
+        };
+        if (!slot.filled()) copy.fillFrom(stored, rows);
+        return copy;
     }
 
     /** Group {@code group}'s eight rows of the stored matrix {@code stored}, copied into the layout. */
@@ -89,4 +126,27 @@ abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, 
      * {@code out[outIndex .. outIndex + 16)}.
      */
     abstract void dot(int pass, Q8Activations x, int b, float[] out, int outIndex);
+
+    /**
+     * Row {@code row}'s blocks {@code [firstBlock, firstBlock + blockCount)} as floats into
+     * {@code out[offset ..)}, bit for bit the stored matrix's decoding (llama.cpp's): the prompt panels
+     * and embedding rows of a copied matrix come from here.
+     */
+    abstract void decode(int row, int firstBlock, int blockCount, float[] out, int offset);
+
+    /** Where row {@code row}'s block {@code block} starts: its group's block, whose row {@code row % GROUP} it is. */
+    final long blockAt(int row, int block, int blockBytes) {
+        return row / GROUP * groupBytes + (long) block * blockBytes;
+    }
+
+    /**
+     * Row {@code r}'s two bytes in each of the eight steps from {@code steps}, as one long of 16 values
+     * (in the copies' step layout, bytes {@code 2r} and {@code 2r + 1} of step s hold its bytes 2s and
+     * 2s + 1): {@code half} 0 gives steps 0-3, 1 steps 4-7.
+     */
+    final long rowBytes(long steps, int r, int half) {
+        long at = steps + 2L * r + (long) half * 4 * STEP_BYTES;
+        return (data.get(SHORT, at) & 0xFFFFL) | (data.get(SHORT, at + STEP_BYTES) & 0xFFFFL) << 16
+                | (data.get(SHORT, at + 2 * STEP_BYTES) & 0xFFFFL) << 32 | (long) data.get(SHORT, at + 3 * STEP_BYTES) << 48;
+    }
 }

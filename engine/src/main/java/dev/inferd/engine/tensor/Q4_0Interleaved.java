@@ -3,6 +3,7 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -33,15 +34,8 @@ final class Q4_0Interleaved extends InterleavedRows {
     static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
     private static final int Q4_0_BLOCK_BYTES = 18;
 
-    private Q4_0Interleaved(int rows, int cols) {
-        super(rows, cols, BLOCK, BLOCK_BYTES);
-    }
-
-    /** The interleaved copy of the Q4_0 matrix {@code q4_0}, built on the shared worker pool. */
-    static Q4_0Interleaved of(MemorySegment q4_0, int rows, int cols) {
-        var copy = new Q4_0Interleaved(rows, cols);
-        copy.fillFrom(q4_0, rows);
-        return copy;
+    Q4_0Interleaved(int rows, int cols, MemorySegment memory) {
+        super(rows, cols, BLOCK, BLOCK_BYTES, memory);
     }
 
     @Override
@@ -103,5 +97,23 @@ final class Q4_0Interleaved extends InterleavedRows {
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
+    }
+
+    /** As {@code Q4_0Matrix.dequantize}: {@code (q - 8) * d}, eight values a vector. */
+    @Override
+    void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
+        int r = row % GROUP;
+        for (int k = 0; k < blockCount; k++, offset += BLOCK) {
+            long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
+            var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
+            var bytes = LongVector.zero(L2).withLane(0, rowBytes(block + SCALE_BYTES, r, 0))
+                    .withLane(1, rowBytes(block + SCALE_BYTES, r, 1)).reinterpretAsBytes();
+            var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
+            var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
+            ((FloatVector) q0.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset);
+            ((FloatVector) q1.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset + 8);
+            ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset + 16);
+            ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset + 24);
+        }
     }
 }

@@ -21,9 +21,9 @@ final class Q4_0Matrix extends IntDotMatrix {
     private static final int BLOCK_BYTES = 18;
     private static final int HALF_BLOCK = 16;
 
-    Q4_0Matrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q4_0, rows, cols, data, Q8Activations.Q8_0,
-                InterleavedRows.fits(rows) ? Q4_0Interleaved.of(data, rows, cols) : null);
+    /** Over {@code data}, generated tokens reading {@code copy} where there is one (see {@link InterleavedRows#of}). */
+    Q4_0Matrix(int rows, int cols, MemorySegment data, InterleavedRows copy) {
+        super(GGMLType.Q4_0, rows, cols, data, Q8Activations.Q8_0, copy);
     }
 
     @Override public GGMLType type() { return GGMLType.Q4_0; }
@@ -70,7 +70,7 @@ final class Q4_0Matrix extends IntDotMatrix {
     }
 
     @Override
-    void dequantize(long at, int count, float[] out, int offset) {
+    void dequantizeStored(long at, int count, float[] out, int offset) {
         long block = at;
         for (int c = 0; c < count; c += BLOCK, block += BLOCK_BYTES) {
             var d = FloatVector.broadcast(F8, scale(block));

@@ -3,6 +3,7 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -46,15 +47,8 @@ final class Q4_KInterleaved extends InterleavedRows {
     private static final int Q4_K_BLOCK_BYTES = 144;
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
 
-    private Q4_KInterleaved(int rows, int cols) {
-        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES);
-    }
-
-    /** The interleaved copy of the Q4_K matrix {@code q4_K}, built on the shared worker pool. */
-    static Q4_KInterleaved of(MemorySegment q4_K, int rows, int cols) {
-        var copy = new Q4_KInterleaved(rows, cols);
-        copy.fillFrom(q4_K, rows);
-        return copy;
+    Q4_KInterleaved(int rows, int cols, MemorySegment memory) {
+        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES, memory);
     }
 
     @Override
@@ -155,5 +149,28 @@ final class Q4_KInterleaved extends InterleavedRows {
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
+    }
+
+    /** As the stored decoding (ggml's): {@code d * scale * q - dmin * min}, each product rounded on its own. */
+    @Override
+    void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
+        int r = row % GROUP;
+        for (int k = 0; k < blockCount; k++) {
+            long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
+            float d = data.get(FLOAT, block + D_AT + (long) r * Float.BYTES);
+            float dmin = -data.get(FLOAT, block + MINUS_DMIN_AT + (long) r * Float.BYTES);
+            for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
+                var scale = FloatVector.broadcast(F8, d * (data.get(BYTE, block + SCALES_AT + GROUP * j + r) & 0xFF));
+                var min = FloatVector.broadcast(F8, dmin * (data.get(BYTE, block + MINS_AT + GROUP * j + r) & 0xFF));
+                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                var bytes = LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretAsBytes();
+                var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
+                var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
+                ((FloatVector) q0.and(0x0F).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset);
+                ((FloatVector) q1.and(0x0F).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset + 8);
+                ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset + 16);
+                ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset + 24);
+            }
+        }
     }
 }

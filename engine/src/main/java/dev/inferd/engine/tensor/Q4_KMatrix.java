@@ -28,9 +28,9 @@ final class Q4_KMatrix extends IntDotMatrix {
     /** Per thread: {@link #integerDots}'s two results. */
     private static final ThreadLocal<int[]> PAIR = ThreadLocal.withInitial(() -> new int[2]);
 
-    Q4_KMatrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q4_K, rows, cols, data, Q8Activations.Q8_K,
-                InterleavedRows.fits(rows) ? Q4_KInterleaved.of(data, rows, cols) : null);
+    /** Over {@code data}, generated tokens reading {@code copy} where there is one (see {@link InterleavedRows#of}). */
+    Q4_KMatrix(int rows, int cols, MemorySegment data, InterleavedRows copy) {
+        super(GGMLType.Q4_K, rows, cols, data, Q8Activations.Q8_K, copy);
     }
 
     @Override public GGMLType type() { return GGMLType.Q4_K; }

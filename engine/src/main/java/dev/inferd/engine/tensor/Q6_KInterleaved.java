@@ -3,6 +3,7 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -39,15 +40,8 @@ final class Q6_KInterleaved extends InterleavedRows {
     private static final long TWO_BITS = 0x0303030303030303L;
     private static final long BIT_5 = 0x2020202020202020L;
 
-    private Q6_KInterleaved(int rows, int cols) {
-        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES);
-    }
-
-    /** The interleaved copy of the Q6_K matrix {@code q6_K}, built on the shared worker pool. */
-    static Q6_KInterleaved of(MemorySegment q6_K, int rows, int cols) {
-        var copy = new Q6_KInterleaved(rows, cols);
-        copy.fillFrom(q6_K, rows);
-        return copy;
+    Q6_KInterleaved(int rows, int cols, MemorySegment memory) {
+        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES, memory);
     }
 
     @Override
@@ -145,5 +139,22 @@ final class Q6_KInterleaved extends InterleavedRows {
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
+    }
+
+    /** As the stored decoding (ggml's): {@code d * scale * (q - 32)}, the first product rounded on its own. */
+    @Override
+    void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
+        int r = row % GROUP;
+        for (int k = 0; k < blockCount; k++) {
+            long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
+            float d = data.get(FLOAT, block + D_AT + (long) r * Float.BYTES);
+            for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
+                var scale = FloatVector.broadcast(F8, d * data.get(BYTE, block + SCALES_AT + GROUP * j + r));
+                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                var q = LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretAsBytes();
+                ((FloatVector) q.convertShape(VectorOperators.B2F, F8, 0)).mul(scale).intoArray(out, offset);
+                ((FloatVector) q.convertShape(VectorOperators.B2F, F8, 1)).mul(scale).intoArray(out, offset + 8);
+            }
+        }
     }
 }

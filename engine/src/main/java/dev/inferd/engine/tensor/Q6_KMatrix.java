@@ -29,9 +29,9 @@ final class Q6_KMatrix extends IntDotMatrix {
     /** Per thread: the 8 lanes of a super-block's integer sum. */
     private static final ThreadLocal<int[]> LANES = ThreadLocal.withInitial(() -> new int[8]);
 
-    Q6_KMatrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q6_K, rows, cols, data, Q8Activations.Q8_K,
-                InterleavedRows.fits(rows) ? Q6_KInterleaved.of(data, rows, cols) : null);
+    /** Over {@code data}, generated tokens reading {@code copy} where there is one (see {@link InterleavedRows#of}). */
+    Q6_KMatrix(int rows, int cols, MemorySegment data, InterleavedRows copy) {
+        super(GGMLType.Q6_K, rows, cols, data, Q8Activations.Q8_K, copy);
     }
 
     @Override public GGMLType type() { return GGMLType.Q6_K; }

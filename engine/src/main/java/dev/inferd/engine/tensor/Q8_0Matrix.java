@@ -55,7 +55,7 @@ final class Q8_0Matrix extends IntDotMatrix {
     }
 
     @Override
-    void dequantize(long at, int count, float[] out, int offset) {
+    void dequantizeStored(long at, int count, float[] out, int offset) {
         long block = at;
         for (int c = 0; c < count; c += BLOCK, block += BLOCK_BYTES) {
             var d = FloatVector.broadcast(F8, scale(block));

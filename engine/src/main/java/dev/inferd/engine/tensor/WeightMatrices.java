@@ -10,11 +10,11 @@ final class WeightMatrices {
     private WeightMatrices() {
     }
 
-    static WeightMatrix create(TensorInfo info, MemorySegment data) {
+    static WeightMatrix create(TensorInfo info, MemorySegment data, CopyStore copies) {
         int cols = Math.toIntExact(info.cols());
         int rows = Math.toIntExact(info.rows());
         try {
-            return create(info.type(), rows, cols, data);
+            return create(info.type(), rows, cols, data, copies, info.name());
         } catch (UnsupportedOperationException e) {
             throw new UnsupportedOperationException("tensor " + info.name() + ": " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
@@ -22,21 +22,22 @@ final class WeightMatrices {
         }
     }
 
-    static WeightMatrix create(GGMLType type, int rows, int cols, MemorySegment data) {
+    /** Q4_0, Q4_K and Q6_K matrices whose shape allows get an interleaved copy from {@code copies}, filed under {@code tensor}. */
+    static WeightMatrix create(GGMLType type, int rows, int cols, MemorySegment data, CopyStore copies, String tensor) {
         return switch (type) {
             case F32 -> new F32Matrix(rows, cols, data);
             case F16 -> new F16Matrix(rows, cols, data);
             case BF16 -> new BF16Matrix(rows, cols, data);
             case Q8_0 -> new Q8_0Matrix(rows, cols, data);
-            case Q4_0 -> new Q4_0Matrix(rows, cols, data);
+            case Q4_0 -> new Q4_0Matrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
             case Q4_1 -> new Q4_1Matrix(rows, cols, data);
             case Q5_0 -> new Q5_0Matrix(rows, cols, data);
             case Q5_1 -> new Q5_1Matrix(rows, cols, data);
             case Q2_K -> new Q2_KMatrix(rows, cols, data);
             case Q3_K -> new Q3_KMatrix(rows, cols, data);
-            case Q4_K -> new Q4_KMatrix(rows, cols, data);
+            case Q4_K -> new Q4_KMatrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
             case Q5_K -> new Q5_KMatrix(rows, cols, data);
-            case Q6_K -> new Q6_KMatrix(rows, cols, data);
+            case Q6_K -> new Q6_KMatrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
             case IQ4_NL -> new IQ4_NLMatrix(rows, cols, data);
             case IQ4_XS -> new IQ4_XSMatrix(rows, cols, data);
             default -> throw new UnsupportedOperationException(

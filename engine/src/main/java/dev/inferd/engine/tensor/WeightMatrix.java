@@ -6,18 +6,29 @@ import dev.inferd.engine.gguf.TensorInfo;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A weight matrix of {@code rows x cols} in its file's GGML type: a view over the mapped file, never a
- * copy. A 1-D tensor is one row.
+ * A weight matrix of {@code rows x cols} in its file's GGML type: a view over the mapped file. A 1-D
+ * tensor is one row. Q4_0, Q4_K and Q6_K matrices with rows in sets of 16 also get a copy laid out for
+ * generated tokens, which then serves every read ({@link #copyBytes}).
  */
 public interface WeightMatrix {
 
-    static WeightMatrix of(TensorInfo info, MemorySegment data) {
-        return WeightMatrices.create(info, data);
+    /** Tensor {@code info} over {@code data}, its copy (if its type and shape get one) from {@code copies}. */
+    static WeightMatrix of(TensorInfo info, MemorySegment data, CopyStore copies) {
+        return WeightMatrices.create(info, data, copies);
     }
 
-    /** A {@code rows x cols} matrix of {@code type} over {@code data} (exactly its size; heap or mapped). */
+    /** A {@code rows x cols} matrix of {@code type} over {@code data} (exactly its size; heap or mapped), any copy in memory. */
     static WeightMatrix of(GGMLType type, int rows, int cols, MemorySegment data) {
-        return WeightMatrices.create(type, rows, cols, data);
+        return WeightMatrices.create(type, rows, cols, data, CopyStore.inMemory(), type + " " + rows + "x" + cols);
+    }
+
+    /**
+     * Bytes of the copy tensor {@code info} gets at load, or 0 where it is read in place. Once a matrix
+     * has its copy, nothing reads its stored weights again: their pages of the mapping can be let go.
+     */
+    static long copyBytes(TensorInfo info) {
+        if (info.dims().length > 2) return 0;
+        return InterleavedRows.copyBytes(info.type(), Math.toIntExact(info.rows()), Math.toIntExact(info.cols()));
     }
 
     int rows();

@@ -29,6 +29,25 @@ class InterleavedRowsTest {
         check(type, 320, 256, 2);
     }
 
+    @ParameterizedTest
+    @EnumSource(names = {"Q4_0", "Q4_K", "Q6_K"})
+    void everyRowDecodesFromTheCopyBitForBitAsStored(GGMLType type) {
+        int rows = 48, cols = 1024;
+        byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 11, 1f);
+        var m = (IntDotMatrix) WeightMatrix.of(type, rows, cols, MemorySegment.ofArray(bytes));
+        assertThat(m.hasCopy()).isTrue();
+        float[] stored = Quantizer.dequantize(type, bytes, rows * cols);
+        float[] copied = new float[rows * cols];
+        for (int r = 0; r < rows; r++) m.dequantizeRow(r, copied, r * cols);
+        assertThat(copied).isEqualTo(stored);
+
+        // a run of columns from inside a row, as the tiled product's panels take them
+        int from = 2 * type.blockSize(), count = 2 * type.blockSize();
+        float[] run = new float[count];
+        m.dequantize(37 * m.rowBytes + (long) from / type.blockSize() * type.blockBytes(), count, run, 0);
+        assertThat(run).isEqualTo(java.util.Arrays.copyOfRange(stored, 37 * cols + from, 37 * cols + from + count));
+    }
+
     private static void check(GGMLType type, int rows, int cols, int batch) {
         try (Arena arena = Arena.ofShared()) {
             byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), rows + cols, 1f);

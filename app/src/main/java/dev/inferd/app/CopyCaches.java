@@ -1,0 +1,53 @@
+package dev.inferd.app;
+
+import dev.inferd.app.models.ModelsConfig;
+import dev.inferd.engine.tensor.CopyCacheFile;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The commands' side of {@link CopyCacheFile}: where the copies of weights for generated tokens are
+ * cached ({@code $INFERD_HOME/copies}), and saving what a load built so that the next start of the same
+ * model maps them instead of building them again.
+ */
+final class CopyCaches {
+    private CopyCaches() {
+    }
+
+    /** The cache directory from the environment. */
+    static Path directory() {
+        return ModelsConfig.fromEnvironment(System::getenv).copiesDir();
+    }
+
+    /** How a load came by its copies, for its start-up line: empty where it has no cache or nothing to copy. */
+    static String describe(CopyCacheFile cache) {
+        if (cache == null || cache.copyBytes() == 0) return "";
+        return cache.reused() ? String.format(Locale.ROOT, " (%d MB of copies for generated tokens mapped from %s)",
+                cache.copyBytes() >> 20, cache.file())
+                : String.format(Locale.ROOT, " (%d MB of copies for generated tokens built)", cache.copyBytes() >> 20);
+    }
+
+    /** {@link #save} on a thread of its own, off the path of requests (a daemon: an exit mid-write leaves no file). */
+    static void saveInBackground(CopyCacheFile cache, String model, PrintStream out) {
+        if (cache == null || cache.reused() || cache.copyBytes() == 0) return;
+        Thread.ofPlatform().name("inferd-copy-cache").daemon(true).start(() -> save(cache, model, out));
+    }
+
+    /** Saves what the load built, saying where, or why not (the server goes on either way). */
+    static void save(CopyCacheFile cache, String model, PrintStream out) {
+        if (cache == null || cache.reused() || cache.copyBytes() == 0) return;
+        long started = System.nanoTime();
+        try {
+            if (cache.save()) {
+                out.printf(Locale.ROOT, "inferd: model %s: copies for generated tokens saved to %s in %d ms; later starts map them%n",
+                        model, cache.file(), (System.nanoTime() - started) / 1_000_000);
+            }
+        } catch (IOException | RuntimeException e) {
+            out.printf(Locale.ROOT, "inferd: model %s: cannot cache its copies for generated tokens in %s (%s); every start builds them%n",
+                    model, cache.file().getParent(), e.getMessage());
+        }
+    }
+}

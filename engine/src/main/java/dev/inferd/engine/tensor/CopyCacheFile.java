@@ -1,0 +1,213 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.gguf.TensorInfo;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The interleaved copies of one model file's matrices ({@link InterleavedRows}), kept in a cache file
+ * so that the next load maps them instead of building them: the copies of a 1B Q4_K_M file took 3.5 s
+ * of its start on this project's 2-core machine, and in memory they were resident beside the mapped
+ * file. Mapped from the cache, they are file pages like the model's own, and the model's pages of the
+ * copied matrices are never read.
+ *
+ * <p>The file is {@value #MAGIC_TEXT}, then little-endian: the format version, the model file's size
+ * and modification time, the count of copies and, per copy, its tensor name (length and UTF-8 bytes),
+ * offset and length; then the copies, each at a page boundary. A load uses the cache only when that
+ * header is byte for byte the one this version would write for the model file as it is now; anything
+ * else (another model file at that path, a changed copy layout, a torn file) and the copies are built
+ * in memory and {@link #save}d over it.
+ *
+ * <p>Saving writes a temporary file in the cache directory, forces it to disk and renames it into
+ * place, so a reader never meets a partial cache, and two servers loading one model at once each
+ * write their own and the last rename wins.
+ */
+public final class CopyCacheFile implements CopyStore {
+    private static final String MAGIC_TEXT = "INFERD-COPIES\n";
+    private static final byte[] MAGIC = MAGIC_TEXT.getBytes(StandardCharsets.US_ASCII);
+    /** Bumped with any change to a copy's layout or to this file's: an older cache is then rebuilt. */
+    static final int FORMAT = 1;
+    private static final long PAGE = 4096;
+    /** Room left on the disk beyond the cache itself, or it is not written. */
+    private static final long SPARE_DISK = 1L << 30;
+    /** Bytes per write: a ByteBuffer view of native memory is limited to 2 GB. */
+    private static final int WRITE_CHUNK = 64 << 20;
+
+    private final Path file;
+    private final Map<String, Long> offsets = new LinkedHashMap<>();
+    private final Map<String, Long> sizes = new LinkedHashMap<>();
+    private final byte[] header;
+    private final long fileSize;
+    /** The cache's copies, mapped; null when there was no usable cache. */
+    private final MemorySegment mapped;
+    /** The copies built by this load, to be saved. */
+    private final Map<String, MemorySegment> built = new LinkedHashMap<>();
+
+    private CopyCacheFile(Path file, Map<String, Long> sizes, long sourceSize, long sourceModified) {
+        this.file = file;
+        this.sizes.putAll(sizes);
+        var names = new ByteBuffer[sizes.size()];
+        int headerBytes = MAGIC.length + Integer.BYTES + 2 * Long.BYTES + Integer.BYTES;
+        int i = 0;
+        for (String name : sizes.keySet()) {
+            names[i] = StandardCharsets.UTF_8.encode(name);
+            headerBytes += Integer.BYTES + names[i++].remaining() + 2 * Long.BYTES;
+        }
+        long at = align(headerBytes);
+        for (var e : sizes.entrySet()) {
+            offsets.put(e.getKey(), at);
+            at = align(at + e.getValue());
+        }
+        this.fileSize = at;
+        var h = ByteBuffer.allocate(headerBytes).order(ByteOrder.LITTLE_ENDIAN);
+        h.put(MAGIC).putInt(FORMAT).putLong(sourceSize).putLong(sourceModified).putInt(sizes.size());
+        i = 0;
+        for (String name : sizes.keySet()) {
+            h.putInt(names[i].remaining()).put(names[i++]).putLong(offsets.get(name)).putLong(sizes.get(name));
+        }
+        this.header = h.array();
+        this.mapped = mapIfCurrent();
+    }
+
+    /**
+     * The cache of {@code gguf}'s copies in {@code directory}, mapped when it holds this version's copies
+     * of the file as it is now, else empty until {@link #save}. A cache that cannot be read counts as
+     * none; one that cannot be written says so when saved.
+     */
+    public static CopyCacheFile open(Path directory, GGUFFile gguf) throws IOException {
+        var sizes = new LinkedHashMap<String, Long>();
+        for (TensorInfo t : gguf.tensors().values()) {
+            long bytes = WeightMatrix.copyBytes(t);
+            if (bytes > 0) sizes.put(t.name(), bytes);
+        }
+        Path source = gguf.path().toAbsolutePath().normalize();
+        String name = source.getFileName().toString().replaceFirst("\\.gguf$", "");
+        Path file = directory.resolve(name + "-" + pathHash(source) + ".copies");
+        return new CopyCacheFile(file, sizes, Files.size(source), Files.getLastModifiedTime(source).toMillis());
+    }
+
+    /** Where the cache is (or will be saved). */
+    public Path file() {
+        return file;
+    }
+
+    /** Whether this load reads its copies from the cache rather than building them. */
+    public boolean reused() {
+        return mapped != null;
+    }
+
+    /** Bytes of all the copies. */
+    public long copyBytes() {
+        return sizes.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    @Override
+    public Slot slot(String tensor, long bytes) {
+        Long size = sizes.get(tensor);
+        if (mapped != null && size != null && size == bytes) {
+            return new Slot(mapped.asSlice(offsets.get(tensor), bytes), true);
+        }
+        MemorySegment memory = CopyStore.inMemory().slot(tensor, bytes).memory();
+        if (size != null && size == bytes) built.put(tensor, memory);
+        return new Slot(memory, false);
+    }
+
+    /**
+     * Writes the copies this load built to the cache, once every copy the model file gets was built
+     * (a cache that was used, or a model loaded in part, writes nothing). Returns whether it wrote.
+     *
+     * @throws IOException when it cannot be written (no room, no permission): the load goes on without
+     */
+    public boolean save() throws IOException {
+        if (mapped != null || sizes.isEmpty() || !built.keySet().equals(sizes.keySet())) return false;
+        Path dir = file.getParent();
+        Files.createDirectories(dir);
+        long free = Files.getFileStore(dir).getUsableSpace();
+        if (free < fileSize + SPARE_DISK) {
+            throw new IOException("only " + (free >> 20) + " MB free in " + dir + ", the cache takes " + (fileSize >> 20) + " MB");
+        }
+        Path partial = Files.createTempFile(dir, file.getFileName().toString(), ".partial");
+        partial.toFile().deleteOnExit(); // if the process ends mid-write
+        try {
+            try (var ch = FileChannel.open(partial, StandardOpenOption.WRITE)) {
+                writeFully(ch, ByteBuffer.wrap(header), 0);
+                for (var e : built.entrySet()) {
+                    MemorySegment copy = e.getValue();
+                    long at = offsets.get(e.getKey());
+                    for (long done = 0; done < copy.byteSize(); done += WRITE_CHUNK) {
+                        long n = Math.min(WRITE_CHUNK, copy.byteSize() - done);
+                        writeFully(ch, copy.asSlice(done, n).asByteBuffer(), at + done);
+                    }
+                }
+                if (ch.size() < fileSize) writeFully(ch, ByteBuffer.allocate(1), fileSize - 1); // the last copy's page padding
+                ch.force(true);
+            }
+            try {
+                Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return true;
+        } finally {
+            Files.deleteIfExists(partial);
+        }
+    }
+
+    /** The cache's copies through a native view of its mapping, or null unless its header is this load's. */
+    private MemorySegment mapIfCurrent() {
+        try (var ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            if (ch.size() != fileSize) return null;
+            var found = ByteBuffer.allocate(header.length);
+            while (found.hasRemaining() && ch.read(found, found.position()) > 0) {
+                // read on
+            }
+            if (!Arrays.equals(found.array(), header)) return null;
+            // an automatic arena: the mapping lasts while any matrix's view of it is reachable. Read through a
+            // plain native view, as the model file is (GGUFFile.open), so that the kernels meet one segment class.
+            Arena arena = Arena.ofAuto();
+            MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, fileSize, arena);
+            return MemorySegment.ofAddress(mapping.address()).reinterpret(fileSize, arena, null);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException | UnsupportedOperationException e) {
+            return null; // unreadable: built again, and the save says what is wrong
+        }
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer bytes, long at) throws IOException {
+        while (bytes.hasRemaining()) at += ch.write(bytes, at);
+    }
+
+    private static long align(long at) {
+        return (at + PAGE - 1) / PAGE * PAGE;
+    }
+
+    /** Sixteen hex digits of the model path's SHA-256: models of one name in two folders get two caches. */
+    private static String pathHash(Path source) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(source.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.batch.Batch;
+import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.model.Model;
+import dev.inferd.engine.model.synthetic.SyntheticModel;
+import dev.inferd.engine.model.synthetic.SyntheticShape;
+import dev.inferd.engine.model.synthetic.WeightFormat;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The cache of interleaved copies: a load that finds this model file's cache maps it and computes the
+ * same logits, bit for bit, as a load that builds the copies; anything that does not match the model
+ * file as it is now (another modification time, a torn or altered file) is built again, never used.
+ */
+class CopyCacheFileTest {
+    /** Rows of 256 and 512 columns, so the Q4_K_M mix has Q4_K and Q6_K matrices, every one of them copied. */
+    private static final SyntheticShape SHAPE = new SyntheticShape("cache-llama", "llama", 256, 2, 4, 2, 512, 1024, 256,
+            500_000f, 1e-5f, true, false, null);
+    private static final int[] PROMPT = {1, 400, 500, 600, 700, 800};
+
+    @TempDir
+    Path dir;
+    private Path model;
+    private Path cacheDir;
+
+    @BeforeEach
+    void writeModel() throws IOException {
+        model = SyntheticModel.write(SHAPE, WeightFormat.Q4_K_M, 5, dir.resolve("m.gguf"));
+        cacheDir = dir.resolve("copies");
+    }
+
+    @Test
+    void aSecondLoadMapsTheSavedCopiesAndComputesTheSameLogits() throws IOException {
+        try (GGUFFile gguf = GGUFFile.open(model)) {
+            float[] inMemory = logits(Model.load(gguf, 8, CopyStore.inMemory()));
+
+            CopyCacheFile first = CopyCacheFile.open(cacheDir, gguf);
+            assertThat(first.reused()).isFalse();
+            assertThat(first.copyBytes()).isPositive();
+            float[] built = logits(Model.load(gguf, 8, first));
+            assertThat(first.save()).isTrue();
+            assertThat(first.file()).exists().isRegularFile();
+            try (Stream<Path> files = Files.list(cacheDir)) {
+                assertThat(files).as("no temporary file left").containsExactly(first.file());
+            }
+
+            CopyCacheFile second = CopyCacheFile.open(cacheDir, gguf);
+            assertThat(second.reused()).isTrue();
+            assertThat(second.file()).isEqualTo(first.file());
+            float[] mapped = logits(Model.load(gguf, 8, second));
+            assertThat(second.save()).as("a cache that was used is not written again").isFalse();
+
+            assertThat(built).isEqualTo(inMemory);
+            assertThat(mapped).isEqualTo(inMemory);
+        }
+    }
+
+    @Test
+    void aChangedModelFileOrAnAlteredCacheIsBuiltAgain() throws IOException {
+        Path cache;
+        try (GGUFFile gguf = GGUFFile.open(model)) {
+            CopyCacheFile first = CopyCacheFile.open(cacheDir, gguf);
+            Model.load(gguf, 8, first);
+            assertThat(first.save()).isTrue();
+            cache = first.file();
+            assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).isTrue();
+        }
+
+        Files.setLastModifiedTime(model, FileTime.fromMillis(Files.getLastModifiedTime(model).toMillis() - 60_000));
+        try (GGUFFile gguf = GGUFFile.open(model)) {
+            assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).as("model file modified since").isFalse();
+            CopyCacheFile again = CopyCacheFile.open(cacheDir, gguf);
+            Model.load(gguf, 8, again);
+            assertThat(again.save()).isTrue();
+            assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).isTrue();
+
+            try (var file = new RandomAccessFile(cache.toFile(), "rw")) {
+                file.seek(20); // inside the header: the model file size it was made for
+                file.write(file.readByte() ^ 1);
+            }
+            assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).as("altered header").isFalse();
+
+            CopyCacheFile rebuilt = CopyCacheFile.open(cacheDir, gguf);
+            Model.load(gguf, 8, rebuilt);
+            assertThat(rebuilt.save()).isTrue();
+            try (var file = new RandomAccessFile(cache.toFile(), "rw")) {
+                file.setLength(file.length() - 4096);
+            }
+            assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).as("torn file").isFalse();
+        }
+    }
+
+    @Test
+    void aCacheThatCannotBeWrittenSaysSoAndTheModelStillLoads() throws IOException {
+        Files.writeString(cacheDir, "a file where the directory should be");
+        try (GGUFFile gguf = GGUFFile.open(model)) {
+            CopyCacheFile cache = CopyCacheFile.open(cacheDir, gguf);
+            float[] logits = logits(Model.load(gguf, 8, cache));
+            assertThat(logits(Model.load(gguf, 8, CopyStore.inMemory()))).isEqualTo(logits);
+            assertThatThrownBy(cache::save).isInstanceOf(IOException.class);
+        }
+    }
+
+    @Test
+    void aModelWithNothingToCopyWritesNothing() throws IOException {
+        Path q8 = SyntheticModel.write(SHAPE, WeightFormat.Q8_0, 5, dir.resolve("q8.gguf"));
+        try (GGUFFile gguf = GGUFFile.open(q8)) {
+            CopyCacheFile cache = CopyCacheFile.open(cacheDir, gguf);
+            Model.load(gguf, 8, cache);
+            assertThat(cache.copyBytes()).isZero();
+            assertThat(cache.save()).isFalse();
+            assertThat(cacheDir).doesNotExist();
+        }
+    }
+
+    /** The last prompt position's logits, then those of two generated tokens (the copies' path). */
+    private static float[] logits(Model m) {
+        var cache = m.newKVCache(1, 64);
+        float[] last = m.forward(Batch.ofPrompt(0, 0, PROMPT), cache).row(0).clone();
+        int token = argmax(last);
+        float[] all = new float[3 * last.length];
+        System.arraycopy(last, 0, all, 0, last.length);
+        for (int i = 1; i < 3; i++) {
+            var one = new Batch(1);
+            one.add(0, PROMPT.length + i - 1, token, true);
+            float[] row = m.forward(one, cache).row(0);
+            System.arraycopy(row, 0, all, i * last.length, last.length);
+            token = argmax(row);
+        }
+        return all;
+    }
+
+    private static int argmax(float[] v) {
+        int best = 0;
+        for (int i = 1; i < v.length; i++) if (v[i] > v[best]) best = i;
+        return best;
+    }
+}
