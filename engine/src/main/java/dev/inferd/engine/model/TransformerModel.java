@@ -355,18 +355,26 @@ public final class TransformerModel implements Model {
     }
 
     /** {@code gate = silu(gate) * up}. */
+    /**
+     * {@code gate = silu(gate) * up}, {@code silu(g) = g / (1 + e^-g)}, with e^-|g| from
+     * {@link Lanes#expNonPositive} ({@code g e^g / (1 + e^g)} for negative g, which cannot overflow):
+     * {@code lanewise(EXP)}'s intrinsic and its Java fallback differ in the last bits, so the same request
+     * gave other tokens depending on whether the JIT had compiled this yet (a 1B Q4_K_M file, greedy).
+     */
     private static void swiglu(float[] gate, float[] up, int len) {
-        int bound = F.loopBound(len);
         int i = 0;
-        for (; i < bound; i += F.length()) {
-            var g = FloatVector.fromArray(F, gate, i);
-            var silu = g.div(g.neg().lanewise(VectorOperators.EXP).add(1f));
-            silu.mul(FloatVector.fromArray(F, up, i)).intoArray(gate, i);
+        for (int bound = F.loopBound(len); i < bound; i += F.length()) {
+            silu(FloatVector.fromArray(F, gate, i)).mul(FloatVector.fromArray(F, up, i)).intoArray(gate, i);
         }
-        for (; i < len; i++) {
-            float g = gate[i];
-            gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
+        if (i < len) {
+            var inRange = F.indexInRange(i, len);
+            silu(FloatVector.fromArray(F, gate, i, inRange)).mul(FloatVector.fromArray(F, up, i, inRange)).intoArray(gate, i, inRange);
         }
+    }
+
+    private static FloatVector silu(FloatVector g) {
+        var e = Lanes.expNonPositive(g.abs().neg());
+        return g.mul(FloatVector.broadcast(F, 1f).blend(e, g.compare(VectorOperators.LT, 0f))).div(e.add(1f));
     }
 
     /** One (entry, head) of attention per pool task; a reused object, so a layer allocates no lambda. */
