@@ -19,13 +19,13 @@ import java.nio.ByteOrder;
  * in the stored layout every block's scale must be broadcast from a general register, and that
  * per-block step held the row kernels to half of llama.cpp's speed or less (sessions 7 and 8).
  *
- * <p>The copy is built at load, on the shared worker pool, in native memory or in a cache file that
+ * <p>The copy is built at load, on the shared worker pool, in native memory, and cached in a file that
  * later loads map instead ({@link CopyStore}); GGUF data is little-endian and the kernels read the copy
  * little-endian whatever the machine. Everything that reads a copied matrix reads the copy (prompt
- * panels and embedding rows too, {@link #decode}), so the model file's pages for it can be let go. The model file is
- * read through a native view of its mapping ({@code GGUFFile.open}) so that every vector load in the
- * engine meets one segment class: beside a second class, C2 kept a class check and a session check
- * inside the kernels' loops. Reading the copy from a Java array would be faster still (its int index
+ * panels and embedding rows too, {@link #decode}), so the model file's pages for it can be let go.
+ * The model file is read through a native view of its mapping ({@code GGUFFile.open}), and the cache
+ * file likewise, so that every vector load in the engine meets one segment class: beside a second
+ * class, C2 kept a class check and a session check inside the kernels' loops. Reading the copy from a Java array would be faster still (its int index
  * checks hoist where a segment's long ones do not; session 8 measured 1.2-1.3x), but model weights stay
  * out of the Java heap by design.
  *
