@@ -140,11 +140,15 @@ abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, 
     }
 
     /**
-     * Row {@code r}'s two bytes in each of the eight steps from {@code steps}, as one long of 16 values
-     * (in the copies' step layout, bytes {@code 2r} and {@code 2r + 1} of step s hold its bytes 2s and
-     * 2s + 1): {@code half} 0 gives steps 0-3, 1 steps 4-7.
+     * Row {@code r}'s sixteen bytes of the eight steps from {@code steps}, in its own order (in the copies'
+     * step layout, bytes {@code 2r} and {@code 2r + 1} of step s hold the row's bytes 2s and 2s + 1).
      */
-    final long rowBytes(long steps, int r, int half) {
+    final ByteVector rowBytes(long steps, int r) {
+        return LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretAsBytes();
+    }
+
+    /** Eight of {@link #rowBytes(long, int)}'s bytes as a long: {@code half} 0 from steps 0-3, 1 from steps 4-7. */
+    private long rowBytes(long steps, int r, int half) {
         long at = steps + 2L * r + (long) half * 4 * STEP_BYTES;
         return (data.get(SHORT, at) & 0xFFFFL) | (data.get(SHORT, at + STEP_BYTES) & 0xFFFFL) << 16
                 | (data.get(SHORT, at + 2 * STEP_BYTES) & 0xFFFFL) << 32 | (long) data.get(SHORT, at + 3 * STEP_BYTES) << 48;

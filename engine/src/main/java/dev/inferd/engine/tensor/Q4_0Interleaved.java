@@ -3,7 +3,6 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -106,8 +105,7 @@ final class Q4_0Interleaved extends InterleavedRows {
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {
             long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
             var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
-            var bytes = LongVector.zero(L2).withLane(0, rowBytes(block + SCALE_BYTES, r, 0))
-                    .withLane(1, rowBytes(block + SCALE_BYTES, r, 1)).reinterpretAsBytes();
+            var bytes = rowBytes(block + SCALE_BYTES, r);
             var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
             var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
             ((FloatVector) q0.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset);

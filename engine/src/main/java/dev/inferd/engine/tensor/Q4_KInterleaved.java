@@ -3,7 +3,6 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -163,7 +162,7 @@ final class Q4_KInterleaved extends InterleavedRows {
                 var scale = FloatVector.broadcast(F8, d * (data.get(BYTE, block + SCALES_AT + GROUP * j + r) & 0xFF));
                 var min = FloatVector.broadcast(F8, dmin * (data.get(BYTE, block + MINS_AT + GROUP * j + r) & 0xFF));
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
-                var bytes = LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretAsBytes();
+                var bytes = rowBytes(steps, r);
                 var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
                 var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
                 ((FloatVector) q0.and(0x0F).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset);

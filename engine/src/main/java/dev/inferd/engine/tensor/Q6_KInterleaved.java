@@ -3,7 +3,6 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -151,7 +150,7 @@ final class Q6_KInterleaved extends InterleavedRows {
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
                 var scale = FloatVector.broadcast(F8, d * data.get(BYTE, block + SCALES_AT + GROUP * j + r));
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
-                var q = LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretAsBytes();
+                var q = rowBytes(steps, r);
                 ((FloatVector) q.convertShape(VectorOperators.B2F, F8, 0)).mul(scale).intoArray(out, offset);
                 ((FloatVector) q.convertShape(VectorOperators.B2F, F8, 1)).mul(scale).intoArray(out, offset + 8);
             }
