@@ -34,7 +34,7 @@ import java.nio.ByteOrder;
  * vectors it takes or returns are boxed on the heap (a pair-sum helper cost the Q4_K kernel half its
  * speed, session 8).
  */
-abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
+abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
     /** Rows interleaved in a group. */
     static final int GROUP = 8;
     /** Rows per {@link #dot}: two groups share each activation broadcast. */
@@ -80,6 +80,7 @@ abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, 
     /** Bytes of the copy a {@code rows x cols} matrix of {@code type} gets, or 0 where the type or shape gets none. */
     static long copyBytes(GGMLType type, int rows, int cols) {
         int blockBytes = switch (type) {
+            case Q8_0 -> Q8_0Interleaved.BLOCK_BYTES;
             case Q4_0 -> Q4_0Interleaved.BLOCK_BYTES;
             case Q4_K -> Q4_KInterleaved.BLOCK_BYTES;
             case Q6_K -> Q6_KInterleaved.BLOCK_BYTES;
@@ -98,6 +99,7 @@ abstract sealed class InterleavedRows permits Q4_0Interleaved, Q4_KInterleaved, 
         if (bytes == 0) return null;
         CopyStore.Slot slot = store.slot(tensor, bytes);
         InterleavedRows copy = switch (type) {
+            case Q8_0 -> new Q8_0Interleaved(rows, cols, slot.memory());
             case Q4_0 -> new Q4_0Interleaved(rows, cols, slot.memory());
             case Q4_K -> new Q4_KInterleaved(rows, cols, slot.memory());
             case Q6_K -> new Q6_KInterleaved(rows, cols, slot.memory());

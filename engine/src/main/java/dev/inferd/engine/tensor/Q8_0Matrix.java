@@ -16,8 +16,9 @@ final class Q8_0Matrix extends IntDotMatrix {
     private static final int BLOCK_BYTES = 34;
     private static final int HALF_BLOCK = 16;
 
-    Q8_0Matrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q8_0, rows, cols, data, Q8Activations.Q8_0);
+    /** Over {@code data}, generated tokens reading {@code copy} where there is one (see {@link InterleavedRows#of}). */
+    Q8_0Matrix(int rows, int cols, MemorySegment data, InterleavedRows copy) {
+        super(GGMLType.Q8_0, rows, cols, data, Q8Activations.Q8_0, copy);
     }
 
     @Override public GGMLType type() { return GGMLType.Q8_0; }

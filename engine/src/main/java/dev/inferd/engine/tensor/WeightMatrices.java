@@ -22,13 +22,13 @@ final class WeightMatrices {
         }
     }
 
-    /** Q4_0, Q4_K and Q6_K matrices whose shape allows get an interleaved copy from {@code copies}, filed under {@code tensor}. */
+    /** Q8_0, Q4_0, Q4_K and Q6_K matrices whose shape allows get an interleaved copy from {@code copies}, filed under {@code tensor}. */
     static WeightMatrix create(GGMLType type, int rows, int cols, MemorySegment data, CopyStore copies, String tensor) {
         return switch (type) {
             case F32 -> new F32Matrix(rows, cols, data);
             case F16 -> new F16Matrix(rows, cols, data);
             case BF16 -> new BF16Matrix(rows, cols, data);
-            case Q8_0 -> new Q8_0Matrix(rows, cols, data);
+            case Q8_0 -> new Q8_0Matrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
             case Q4_0 -> new Q4_0Matrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
             case Q4_1 -> new Q4_1Matrix(rows, cols, data);
             case Q5_0 -> new Q5_0Matrix(rows, cols, data);

@@ -116,8 +116,8 @@ class CopyCacheFileTest {
 
     @Test
     void aModelWithNothingToCopyWritesNothing() throws IOException {
-        Path q8 = SyntheticModel.write(SHAPE, WeightFormat.Q8_0, 5, dir.resolve("q8.gguf"));
-        try (GGUFFile gguf = GGUFFile.open(q8)) {
+        Path f16 = SyntheticModel.write(SHAPE, WeightFormat.F16, 5, dir.resolve("f16.gguf"));
+        try (GGUFFile gguf = GGUFFile.open(f16)) {
             CopyCacheFile cache = CopyCacheFile.open(cacheDir, gguf);
             Model.load(gguf, 8, cache);
             assertThat(cache.copyBytes()).isZero();

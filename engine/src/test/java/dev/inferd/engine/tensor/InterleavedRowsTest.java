@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.offset;
 @ExtendWith(TwoWorkerThreads.class)
 class InterleavedRowsTest {
     @ParameterizedTest
-    @EnumSource(names = {"Q4_0", "Q4_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void generatedTokensMatchTheDecodedWeightsTimesTheRoundedActivations(GGMLType type) {
         check(type, 32, 512, 1);
         check(type, 48, 768, 3); // three groups of 16: the passes split unevenly over the two workers
@@ -30,7 +30,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q4_0", "Q4_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void everyRowDecodesFromTheCopyBitForBitAsStored(GGMLType type) {
         int rows = 48, cols = 1024;
         byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 11, 1f);

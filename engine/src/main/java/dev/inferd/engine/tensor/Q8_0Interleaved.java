@@ -1,0 +1,113 @@
+package dev.inferd.engine.tensor;
+
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A copy of a Q8_0 matrix laid out for generated tokens ({@link InterleavedRows}): the stored kernel
+ * broadcasts every block's scale from a general register, the step that held the Q4_0 kernel to half
+ * of llama.cpp's speed before it was interleaved (session 7).
+ *
+ * <p>A group of eight rows stores, per block of 32 columns, {@value #BLOCK_BYTES} bytes (1.06 times
+ * the stored size): the eight scales as floats, then sixteen 16-byte steps in which byte
+ * {@code 2r + t} of step s is row r's value {@code 2s + t}. A step widened to 16 shorts is two values
+ * of each row, and the matching pair of activations, read as one int and broadcast, lines up with it.
+ *
+ * <p>Products are at most 128 * 127, so two steps' products add inside 16 bits; their pair sums then
+ * go to 32-bit lanes, one lane a row. Per block and row the float operations are llama.cpp's: the
+ * integer sum converted, times the weight scale times the activation scale, added with one fused
+ * multiply-add. Every activation row takes the same {@link #dot} call, so a row's result does not
+ * depend on the batch around it.
+ */
+final class Q8_0Interleaved extends InterleavedRows {
+    private static final int BLOCK = 32;
+    private static final int STEPS = 16;
+    private static final int SCALE_BYTES = GROUP * Float.BYTES;
+    static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
+    private static final int Q8_0_BLOCK_BYTES = 34;
+
+    Q8_0Interleaved(int rows, int cols, MemorySegment memory) {
+        super(rows, cols, BLOCK, BLOCK_BYTES, memory);
+    }
+
+    @Override
+    void fill(MemorySegment q8_0, int group) {
+        long rowBytes = (long) blocks * Q8_0_BLOCK_BYTES;
+        long to = group * groupBytes;
+        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
+            for (int r = 0; r < GROUP; r++) {
+                long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q8_0_BLOCK_BYTES;
+                data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q8_0.get(SHORT, from)));
+                // the row's 32 values in four reads, handed out two a step
+                for (int l = 0; l < 4; l++) {
+                    long values = q8_0.get(LONG, from + 2 + 8L * l);
+                    for (int s = 0; s < 4; s++) {
+                        data.set(SHORT, to + SCALE_BYTES + (long) (4 * l + s) * STEP_BYTES + 2L * r, (short) (values >>> 16 * s));
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+        var acc0 = FloatVector.zero(F8);
+        var acc1 = FloatVector.zero(F8);
+        long block0 = 2L * pass * groupBytes;
+        long block1 = block0 + groupBytes;
+        int kb = b * blocks;
+        int[] pairs = x.pairs;
+        for (int k = 0; k < blocks; k++, kb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
+            int p = kb * (BLOCK / 2);
+            var sum0 = IntVector.zero(I8);
+            var sum1 = IntVector.zero(I8);
+            // two steps a pass: their products add inside 16 bits, then a pair sum to 32 (written out,
+            // see InterleavedRows: a helper of our own is boxed past C2's inlining budget)
+            for (int s = 0; s < STEPS; s += 2) {
+                var a = (ShortVector) IntVector.broadcast(I8, pairs[p + s]).reinterpretAsShorts();
+                var c = (ShortVector) IntVector.broadcast(I8, pairs[p + s + 1]).reinterpretAsShorts();
+                long at = SCALE_BYTES + (long) STEP_BYTES * s;
+                var products0 = ((ShortVector) ByteVector.fromMemorySegment(B16, data, block0 + at, LE)
+                        .convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, block0 + at + STEP_BYTES, LE)
+                                .convertShape(VectorOperators.B2S, S16, 0)).mul(c));
+                var products1 = ((ShortVector) ByteVector.fromMemorySegment(B16, data, block1 + at, LE)
+                        .convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, block1 + at + STEP_BYTES, LE)
+                                .convertShape(VectorOperators.B2S, S16, 0)).mul(c));
+                var pairs0 = (IntVector) products0.reinterpretAsInts();
+                var pairs1 = (IntVector) products1.reinterpretAsInts();
+                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16))
+                        .add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16))
+                        .add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            }
+            float d = x.d[kb];
+            acc0 = ((FloatVector) sum0.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
+            acc1 = ((FloatVector) sum1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
+        }
+        acc0.intoArray(out, outIndex);
+        acc1.intoArray(out, outIndex + GROUP);
+    }
+
+    /** As {@code Q8_0Matrix.dequantizeStored}: {@code q * d}. */
+    @Override
+    void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
+        int r = row % GROUP;
+        for (int k = 0; k < blockCount; k++, offset += BLOCK) {
+            long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
+            var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
+            var first = rowBytes(block + SCALE_BYTES, r);
+            var second = rowBytes(block + SCALE_BYTES + 8L * STEP_BYTES, r);
+            ((FloatVector) first.convertShape(VectorOperators.B2F, F8, 0)).mul(d).intoArray(out, offset);
+            ((FloatVector) first.convertShape(VectorOperators.B2F, F8, 1)).mul(d).intoArray(out, offset + 8);
+            ((FloatVector) second.convertShape(VectorOperators.B2F, F8, 0)).mul(d).intoArray(out, offset + 16);
+            ((FloatVector) second.convertShape(VectorOperators.B2F, F8, 1)).mul(d).intoArray(out, offset + 24);
+        }
+    }
+}
