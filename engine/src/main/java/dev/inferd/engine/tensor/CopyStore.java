@@ -1,6 +1,5 @@
 package dev.inferd.engine.tensor;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -23,7 +22,7 @@ public sealed interface CopyStore permits CopyStore.InMemory, CopyCacheFile {
         return InMemory.INSTANCE;
     }
 
-    /** {@link #inMemory()}: each copy in an automatic arena, freed once its matrix is unreachable. */
+    /** {@link #inMemory()}: each copy in native memory of its own ({@link FreshMemory}), freed once its matrix is unreachable. */
     final class InMemory implements CopyStore {
         private static final InMemory INSTANCE = new InMemory();
 
@@ -32,7 +31,7 @@ public sealed interface CopyStore permits CopyStore.InMemory, CopyCacheFile {
 
         @Override
         public Slot slot(String tensor, long bytes) {
-            return new Slot(Arena.ofAuto().allocate(bytes, 64), false);
+            return new Slot(FreshMemory.allocate(bytes), false);
         }
     }
 }
