@@ -71,6 +71,33 @@ class BenchCommandTest {
     }
 
     @Test
+    void theFirstLoadCachesTheWeightsCopiesAndLaterLoadsMapThem() throws Exception {
+        var shape = new SyntheticShape("cached", "llama", 64, 2, 4, 2, 128, 1024, 128, 10_000f, 1e-5f, true, false, null);
+        Path cached = SyntheticModel.write(shape, WeightFormat.Q4_0, 2, dir.resolve("cached.gguf"));
+        Path copies = dir.resolve("home").resolve("copies");
+
+        assertThat(run(with(FAST, "--model", cached.toString(), "--no-copy-cache"))).as(err()).isZero();
+        assertThat(err()).doesNotContain("copies for generated tokens saved");
+        assertThat(cacheFiles(copies, "cached-")).isEmpty();
+
+        assertThat(run(with(FAST, "--model", cached.toString()))).as(err()).isZero();
+        assertThat(err()).contains("cached.gguf: copies for generated tokens saved to " + copies);
+        assertThat(cacheFiles(copies, "cached-")).hasSize(1);
+
+        err.reset();
+        assertThat(run(with(FAST, "--model", cached.toString()))).as(err()).isZero();
+        assertThat(err()).as("the second load maps the saved copies").doesNotContain("copies for generated tokens");
+        assertThat(cacheFiles(copies, "cached-")).hasSize(1);
+    }
+
+    private static List<Path> cacheFiles(Path copies, String prefix) throws Exception {
+        if (!Files.isDirectory(copies)) return List.of();
+        try (var files = Files.list(copies)) {
+            return files.filter(f -> f.getFileName().toString().startsWith(prefix)).toList();
+        }
+    }
+
+    @Test
     void jsonPrintsOneObjectPerTestPerThreadCount() throws Exception {
         int exit = run("--model", model.toString(), "-p", "8,16", "-n", "4", "-r", "2", "-t", "1,2",
                 "--bandwidth-buffer-mb", "16", "--json");
