@@ -192,6 +192,11 @@ public final class Scheduler implements AutoCloseable {
     // ---- the scheduler thread ----
 
     private void run() {
+        try {
+            WarmUp.run(model, this::requestWaitingOrClosed);
+        } catch (RuntimeException e) {
+            // the warm-up only speeds up what follows; requests run whether it worked or not
+        }
         while (awaitWork()) {
             try {
                 step();
@@ -212,6 +217,15 @@ public final class Scheduler implements AutoCloseable {
             lock.unlock();
         }
         for (ScheduledRequest q : left) q.complete(0, error);
+    }
+
+    private boolean requestWaitingOrClosed() {
+        lock.lock();
+        try {
+            return closed || !waiting.isEmpty();
+        } finally {
+            lock.unlock();
+        }
     }
 
     private boolean awaitWork() {
