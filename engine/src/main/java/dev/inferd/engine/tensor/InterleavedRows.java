@@ -60,11 +60,16 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     final int blocks;
     /** Bytes of one group's blocks. */
     final long groupBytes;
+    /** Bytes of a block in the copy (a group's eight rows) and in the stored matrix (one row). */
+    private final int blockBytes;
+    private final int storedBlockBytes;
 
-    /** A copy of {@code rows} rows of {@code cols / blockValues} blocks, each {@code blockBytes} per group, in {@code memory}. */
-    InterleavedRows(int rows, int cols, int blockValues, int blockBytes, MemorySegment memory) {
-        if (!fits(rows) || cols % blockValues != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
-        this.blocks = cols / blockValues;
+    /** A copy of a {@code rows x cols} matrix of {@code type}, {@code blockBytes} per block of a group, in {@code memory}. */
+    InterleavedRows(GGMLType type, int rows, int cols, int blockBytes, MemorySegment memory) {
+        if (!fits(rows) || cols % type.blockSize() != 0) throw new IllegalArgumentException(rows + " x " + cols + " cannot be interleaved");
+        this.blocks = cols / type.blockSize();
+        this.blockBytes = blockBytes;
+        this.storedBlockBytes = type.blockBytes();
         this.groupBytes = (long) blocks * blockBytes;
         if (memory.byteSize() != rows / GROUP * groupBytes) {
             throw new IllegalArgumentException("the copy takes " + rows / GROUP * groupBytes + " bytes, not " + memory.byteSize());
@@ -109,8 +114,19 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
         return copy;
     }
 
-    /** Group {@code group}'s eight rows of the stored matrix {@code stored}, copied into the layout. */
-    abstract void fill(MemorySegment stored, int group);
+    /** Group {@code group}'s eight rows of the stored matrix {@code stored}, copied into the layout block by block. */
+    final void fill(MemorySegment stored, int group) {
+        long storedRowBytes = (long) blocks * storedBlockBytes;
+        long to = group * groupBytes;
+        for (int k = 0; k < blocks; k++, to += blockBytes) {
+            for (int r = 0; r < GROUP; r++) {
+                fillBlock(stored, ((long) group * GROUP + r) * storedRowBytes + (long) k * storedBlockBytes, to, r);
+            }
+        }
+    }
+
+    /** The stored block at {@code from}, row {@code r} of its group, into the group's block at {@code to}. */
+    abstract void fillBlock(MemorySegment stored, long from, long to, int r);
 
     /** Every group of the {@code rows} copied from {@code stored}, on the shared worker pool. */
     final void fillFrom(MemorySegment stored, int rows) {

@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor;
 
+import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -31,28 +32,20 @@ final class Q4_0Interleaved extends InterleavedRows {
     private static final int STEPS = 8;
     private static final int SCALE_BYTES = GROUP * Float.BYTES;
     static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
-    private static final int Q4_0_BLOCK_BYTES = 18;
 
     Q4_0Interleaved(int rows, int cols, MemorySegment memory) {
-        super(rows, cols, BLOCK, BLOCK_BYTES, memory);
+        super(GGMLType.Q4_0, rows, cols, BLOCK_BYTES, memory);
     }
 
     @Override
-    void fill(MemorySegment q4_0, int group) {
-        long rowBytes = (long) blocks * Q4_0_BLOCK_BYTES;
-        long to = group * groupBytes;
-        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
-            for (int r = 0; r < GROUP; r++) {
-                long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q4_0_BLOCK_BYTES;
-                data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q4_0.get(SHORT, from)));
-                // the row's 16 bytes in two reads, handed out two bytes a step
-                long first = q4_0.get(LONG, from + 2), second = q4_0.get(LONG, from + 10);
-                long at = to + SCALE_BYTES + 2L * r;
-                for (int s = 0; s < STEPS / 2; s++) {
-                    data.set(SHORT, at + (long) s * STEP_BYTES, (short) (first >>> 16 * s));
-                    data.set(SHORT, at + (long) (s + STEPS / 2) * STEP_BYTES, (short) (second >>> 16 * s));
-                }
-            }
+    void fillBlock(MemorySegment q4_0, long from, long to, int r) {
+        data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q4_0.get(SHORT, from)));
+        // the row's 16 bytes in two reads, handed out two bytes a step
+        long first = q4_0.get(LONG, from + 2), second = q4_0.get(LONG, from + 10);
+        long at = to + SCALE_BYTES + 2L * r;
+        for (int s = 0; s < STEPS / 2; s++) {
+            data.set(SHORT, at + (long) s * STEP_BYTES, (short) (first >>> 16 * s));
+            data.set(SHORT, at + (long) (s + STEPS / 2) * STEP_BYTES, (short) (second >>> 16 * s));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor;
 
+import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -43,41 +44,33 @@ final class Q4_KInterleaved extends InterleavedRows {
     private static final int MINS_AT = SCALES_AT + SUB_BLOCKS * GROUP;
     private static final int QS_AT = MINS_AT + SUB_BLOCKS * GROUP;
     static final int BLOCK_BYTES = QS_AT + SUB_BLOCKS * SUB_BLOCK_BYTES;
-    private static final int Q4_K_BLOCK_BYTES = 144;
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
 
     Q4_KInterleaved(int rows, int cols, MemorySegment memory) {
-        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES, memory);
+        super(GGMLType.Q4_K, rows, cols, BLOCK_BYTES, memory);
     }
 
     @Override
-    void fill(MemorySegment q4_K, int group) {
-        long rowBytes = (long) blocks * Q4_K_BLOCK_BYTES;
-        long to = group * groupBytes;
-        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
-            for (int r = 0; r < GROUP; r++) {
-                long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q4_K_BLOCK_BYTES;
-                long h0 = q4_K.get(LONG, from), h1 = q4_K.get(LONG, from + 8);
-                long low = Q4_KMatrix.low(h0, h1), high = h1 >>> 32;
-                long scales = Q4_KMatrix.scales(low, high), mins = Q4_KMatrix.mins(low, high);
-                data.set(FLOAT, to + D_AT + (long) r * Float.BYTES, Q4_KMatrix.d(h0));
-                data.set(FLOAT, to + MINUS_DMIN_AT + (long) r * Float.BYTES, -Q4_KMatrix.dmin(h0));
-                for (int j = 0; j < SUB_BLOCKS; j++) {
-                    data.set(BYTE, to + SCALES_AT + GROUP * j + r, (byte) (scales >>> 8 * j));
-                    data.set(BYTE, to + MINS_AT + GROUP * j + r, (byte) (mins >>> 8 * j));
-                }
-                for (int p = 0; p < SUB_BLOCKS / 2; p++) {
-                    long qs = from + 16 + 32L * p;
-                    // sub-block 2p is the low nibbles of the 32 bytes, 2p + 1 the high ones: each becomes
-                    // 16 bytes with values i and 16 + i in the low and high nibble of byte i
-                    for (int half = 0; half < 2; half++) {
-                        long first = q4_K.get(LONG, qs + 8 * half), second = q4_K.get(LONG, qs + 16 + 8 * half);
-                        long even = (first & LOW_NIBBLES) | (second & LOW_NIBBLES) << 4;
-                        long odd = (first >>> 4 & LOW_NIBBLES) | (second & ~LOW_NIBBLES);
-                        interleave(to + QS_AT + (long) (2 * p) * SUB_BLOCK_BYTES, r, half, even);
-                        interleave(to + QS_AT + (long) (2 * p + 1) * SUB_BLOCK_BYTES, r, half, odd);
-                    }
-                }
+    void fillBlock(MemorySegment q4_K, long from, long to, int r) {
+        long h0 = q4_K.get(LONG, from), h1 = q4_K.get(LONG, from + 8);
+        long low = Q4_KMatrix.low(h0, h1), high = h1 >>> 32;
+        long scales = Q4_KMatrix.scales(low, high), mins = Q4_KMatrix.mins(low, high);
+        data.set(FLOAT, to + D_AT + (long) r * Float.BYTES, Q4_KMatrix.d(h0));
+        data.set(FLOAT, to + MINUS_DMIN_AT + (long) r * Float.BYTES, -Q4_KMatrix.dmin(h0));
+        for (int j = 0; j < SUB_BLOCKS; j++) {
+            data.set(BYTE, to + SCALES_AT + GROUP * j + r, (byte) (scales >>> 8 * j));
+            data.set(BYTE, to + MINS_AT + GROUP * j + r, (byte) (mins >>> 8 * j));
+        }
+        for (int p = 0; p < SUB_BLOCKS / 2; p++) {
+            long qs = from + 16 + 32L * p;
+            // sub-block 2p is the low nibbles of the 32 bytes, 2p + 1 the high ones: each becomes
+            // 16 bytes with values i and 16 + i in the low and high nibble of byte i
+            for (int half = 0; half < 2; half++) {
+                long first = q4_K.get(LONG, qs + 8 * half), second = q4_K.get(LONG, qs + 16 + 8 * half);
+                long even = (first & LOW_NIBBLES) | (second & LOW_NIBBLES) << 4;
+                long odd = (first >>> 4 & LOW_NIBBLES) | (second & ~LOW_NIBBLES);
+                interleave(to + QS_AT + (long) (2 * p) * SUB_BLOCK_BYTES, r, half, even);
+                interleave(to + QS_AT + (long) (2 * p + 1) * SUB_BLOCK_BYTES, r, half, odd);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor;
 
+import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -34,33 +35,27 @@ final class Q6_KInterleaved extends InterleavedRows {
     private static final int SCALES_AT = GROUP * Float.BYTES;
     private static final int QS_AT = SCALES_AT + SUB_BLOCKS * GROUP;
     static final int BLOCK_BYTES = QS_AT + SUB_BLOCKS * SUB_BLOCK_BYTES;
-    private static final int Q6_K_BLOCK_BYTES = 210;
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
     private static final long TWO_BITS = 0x0303030303030303L;
     private static final long BIT_5 = 0x2020202020202020L;
+    /** Per thread: a super-block's values, eight to a long, while it is copied. */
+    private static final ThreadLocal<long[]> SUPER_BLOCK_VALUES = ThreadLocal.withInitial(() -> new long[SUPER_BLOCK / Long.BYTES]);
 
     Q6_KInterleaved(int rows, int cols, MemorySegment memory) {
-        super(rows, cols, SUPER_BLOCK, BLOCK_BYTES, memory);
+        super(GGMLType.Q6_K, rows, cols, BLOCK_BYTES, memory);
     }
 
     @Override
-    void fill(MemorySegment q6_K, int group) {
-        long rowBytes = (long) blocks * Q6_K_BLOCK_BYTES;
-        long[] q = new long[SUPER_BLOCK / Long.BYTES];
-        long to = group * groupBytes;
-        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
-            for (int r = 0; r < GROUP; r++) {
-                long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q6_K_BLOCK_BYTES;
-                decode(q6_K, from, q);
-                data.set(FLOAT, to + D_AT + (long) r * Float.BYTES, Float.float16ToFloat(q6_K.get(SHORT, from + 208)));
-                for (int j = 0; j < SUB_BLOCKS; j++) {
-                    data.set(BYTE, to + SCALES_AT + GROUP * j + r, q6_K.get(BYTE, from + 192 + j));
-                    for (int s = 0; s < STEPS; s++) {
-                        // values 16j + 2s and 16j + 2s + 1: bytes 2 (s % 4) of long 2j + s / 4
-                        data.set(SHORT, to + QS_AT + (long) SUB_BLOCK_BYTES * j + STEP_BYTES * s + 2L * r,
-                                (short) (q[2 * j + s / 4] >>> 16 * (s % 4)));
-                    }
-                }
+    void fillBlock(MemorySegment q6_K, long from, long to, int r) {
+        long[] q = SUPER_BLOCK_VALUES.get();
+        decode(q6_K, from, q);
+        data.set(FLOAT, to + D_AT + (long) r * Float.BYTES, Float.float16ToFloat(q6_K.get(SHORT, from + 208)));
+        for (int j = 0; j < SUB_BLOCKS; j++) {
+            data.set(BYTE, to + SCALES_AT + GROUP * j + r, q6_K.get(BYTE, from + 192 + j));
+            for (int s = 0; s < STEPS; s++) {
+                // values 16j + 2s and 16j + 2s + 1: bytes 2 (s % 4) of long 2j + s / 4
+                data.set(SHORT, to + QS_AT + (long) SUB_BLOCK_BYTES * j + STEP_BYTES * s + 2L * r,
+                        (short) (q[2 * j + s / 4] >>> 16 * (s % 4)));
             }
         }
     }

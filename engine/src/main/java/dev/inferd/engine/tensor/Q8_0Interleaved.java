@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor;
 
+import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -29,27 +30,19 @@ final class Q8_0Interleaved extends InterleavedRows {
     private static final int STEPS = 16;
     private static final int SCALE_BYTES = GROUP * Float.BYTES;
     static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
-    private static final int Q8_0_BLOCK_BYTES = 34;
 
     Q8_0Interleaved(int rows, int cols, MemorySegment memory) {
-        super(rows, cols, BLOCK, BLOCK_BYTES, memory);
+        super(GGMLType.Q8_0, rows, cols, BLOCK_BYTES, memory);
     }
 
     @Override
-    void fill(MemorySegment q8_0, int group) {
-        long rowBytes = (long) blocks * Q8_0_BLOCK_BYTES;
-        long to = group * groupBytes;
-        for (int k = 0; k < blocks; k++, to += BLOCK_BYTES) {
-            for (int r = 0; r < GROUP; r++) {
-                long from = ((long) group * GROUP + r) * rowBytes + (long) k * Q8_0_BLOCK_BYTES;
-                data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q8_0.get(SHORT, from)));
-                // the row's 32 values in four reads, handed out two a step
-                for (int l = 0; l < 4; l++) {
-                    long values = q8_0.get(LONG, from + 2 + 8L * l);
-                    for (int s = 0; s < 4; s++) {
-                        data.set(SHORT, to + SCALE_BYTES + (long) (4 * l + s) * STEP_BYTES + 2L * r, (short) (values >>> 16 * s));
-                    }
-                }
+    void fillBlock(MemorySegment q8_0, long from, long to, int r) {
+        data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q8_0.get(SHORT, from)));
+        // the row's 32 values in four reads, handed out two a step
+        for (int l = 0; l < 4; l++) {
+            long values = q8_0.get(LONG, from + 2 + 8L * l);
+            for (int s = 0; s < 4; s++) {
+                data.set(SHORT, to + SCALE_BYTES + (long) (4 * l + s) * STEP_BYTES + 2L * r, (short) (values >>> 16 * s));
             }
         }
     }
