@@ -30,22 +30,26 @@ import java.util.Map;
  * file. Mapped from the cache, they are file pages like the model's own, and the model's pages of the
  * copied matrices are never read.
  *
- * <p>The file is {@value #MAGIC_TEXT}, then little-endian: the format version, the model file's size
- * and modification time, the count of copies and, per copy, its tensor name (length and UTF-8 bytes),
- * offset and length; then the copies, each at a page boundary. A load uses the cache only when that
+ * <p>The file is {@value #MAGIC_TEXT}, then little-endian: the format version, the model file's path
+ * (length and UTF-8 bytes), size and modification time, the count of copies and, per copy, its tensor
+ * name (length and UTF-8 bytes), offset and length; then the copies, each at a page boundary. A load uses the cache only when that
  * header is byte for byte the one this version would write for the model file as it is now; anything
  * else (another model file at that path, a changed copy layout, a torn file) and the copies are built
  * in memory and {@link #save}d over it.
  *
  * <p>Saving writes a temporary file in the cache directory, forces it to disk and renames it into
  * place, so a reader never meets a partial cache, and two servers loading one model at once each
- * write their own and the last rename wins.
+ * write their own and the last rename wins. It first clears the directory of caches no load will use
+ * again: those whose model file is gone or has changed, those of another format, and temporary files
+ * a killed process left a day or more ago.
  */
 public final class CopyCacheFile implements CopyStore {
     private static final String MAGIC_TEXT = "INFERD-COPIES\n";
     private static final byte[] MAGIC = MAGIC_TEXT.getBytes(StandardCharsets.US_ASCII);
     /** Bumped with any change to a copy's layout or to this file's: an older cache is then rebuilt. */
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
+    /** Temporary files older than this were left by a process that died while saving. */
+    private static final java.time.Duration ABANDONED = java.time.Duration.ofDays(1);
     private static final long PAGE = 4096;
     /** Room left on the disk beyond the cache itself, or it is not written. */
     private static final long SPARE_DISK = 1L << 30;
@@ -62,11 +66,12 @@ public final class CopyCacheFile implements CopyStore {
     /** The copies built by this load, to be saved. */
     private final Map<String, MemorySegment> built = new LinkedHashMap<>();
 
-    private CopyCacheFile(Path file, Map<String, Long> sizes, long sourceSize, long sourceModified) {
+    private CopyCacheFile(Path file, Map<String, Long> sizes, Path source, long sourceSize, long sourceModified) {
         this.file = file;
         this.sizes.putAll(sizes);
         var names = new ByteBuffer[sizes.size()];
-        int headerBytes = MAGIC.length + Integer.BYTES + 2 * Long.BYTES + Integer.BYTES;
+        ByteBuffer sourceName = StandardCharsets.UTF_8.encode(source.toString());
+        int headerBytes = MAGIC.length + Integer.BYTES + Integer.BYTES + sourceName.remaining() + 2 * Long.BYTES + Integer.BYTES;
         int i = 0;
         for (String name : sizes.keySet()) {
             names[i] = StandardCharsets.UTF_8.encode(name);
@@ -79,7 +84,8 @@ public final class CopyCacheFile implements CopyStore {
         }
         this.fileSize = at;
         var h = ByteBuffer.allocate(headerBytes).order(ByteOrder.LITTLE_ENDIAN);
-        h.put(MAGIC).putInt(FORMAT).putLong(sourceSize).putLong(sourceModified).putInt(sizes.size());
+        h.put(MAGIC).putInt(FORMAT).putInt(sourceName.remaining()).put(sourceName)
+                .putLong(sourceSize).putLong(sourceModified).putInt(sizes.size());
         i = 0;
         for (String name : sizes.keySet()) {
             h.putInt(names[i].remaining()).put(names[i++]).putLong(offsets.get(name)).putLong(sizes.get(name));
@@ -102,7 +108,7 @@ public final class CopyCacheFile implements CopyStore {
         Path source = gguf.path().toAbsolutePath().normalize();
         String name = source.getFileName().toString().replaceFirst("\\.gguf$", "");
         Path file = directory.resolve(name + "-" + pathHash(source) + ".copies");
-        return new CopyCacheFile(file, sizes, Files.size(source), Files.getLastModifiedTime(source).toMillis());
+        return new CopyCacheFile(file, sizes, source, Files.size(source), Files.getLastModifiedTime(source).toMillis());
     }
 
     /** Where the cache is (or will be saved). */
@@ -141,6 +147,7 @@ public final class CopyCacheFile implements CopyStore {
         if (mapped != null || sizes.isEmpty() || !built.keySet().equals(sizes.keySet())) return false;
         Path dir = file.getParent();
         Files.createDirectories(dir);
+        prune(dir);
         long free = Files.getFileStore(dir).getUsableSpace();
         if (free < fileSize + SPARE_DISK) {
             throw new IOException("only " + (free >> 20) + " MB free in " + dir + ", the cache takes " + (fileSize >> 20) + " MB");
@@ -190,6 +197,49 @@ public final class CopyCacheFile implements CopyStore {
             return null;
         } catch (IOException | UnsupportedOperationException e) {
             return null; // unreadable: built again, and the save says what is wrong
+        }
+    }
+
+    /**
+     * Deletes from {@code directory} the caches no load will use again (see the class comment); a file it
+     * cannot read or delete stays. Returns how many it deleted.
+     */
+    static int prune(Path directory) throws IOException {
+        int deleted = 0;
+        try (var files = Files.list(directory)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                String name = f.getFileName().toString();
+                boolean stale = name.endsWith(".copies") ? !usable(f)
+                        : name.endsWith(".partial") && Files.getLastModifiedTime(f).toInstant()
+                                .isBefore(java.time.Instant.now().minus(ABANDONED));
+                if (stale && Files.deleteIfExists(f)) deleted++;
+            }
+        }
+        return deleted;
+    }
+
+    /** Whether the cache {@code f} is of this format and its model file is still there as it was. */
+    private static boolean usable(Path f) {
+        try (var ch = FileChannel.open(f, StandardOpenOption.READ)) {
+            var h = ByteBuffer.allocate((int) Math.min(ch.size(), PAGE)).order(ByteOrder.LITTLE_ENDIAN);
+            while (h.hasRemaining() && ch.read(h, h.position()) > 0) {
+                // read on
+            }
+            h.flip();
+            byte[] magic = new byte[MAGIC.length];
+            if (h.remaining() < MAGIC.length + 2 * Integer.BYTES) return false;
+            h.get(magic);
+            if (!Arrays.equals(magic, MAGIC) || h.getInt() != FORMAT) return false;
+            int length = h.getInt();
+            if (length < 0 || h.remaining() < length + 2 * Long.BYTES) return false;
+            byte[] path = new byte[length];
+            h.get(path);
+            Path source = Path.of(new String(path, StandardCharsets.UTF_8));
+            long size = h.getLong(), modified = h.getLong();
+            return Files.isRegularFile(source) && Files.size(source) == size
+                    && Files.getLastModifiedTime(source).toMillis() == modified;
+        } catch (IOException | RuntimeException e) {
+            return true; // unreadable now: left alone rather than deleted on a guess
         }
     }
 

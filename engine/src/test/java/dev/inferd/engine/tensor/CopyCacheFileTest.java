@@ -88,7 +88,7 @@ class CopyCacheFileTest {
             assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).isTrue();
 
             try (var file = new RandomAccessFile(cache.toFile(), "rw")) {
-                file.seek(20); // inside the header: the model file size it was made for
+                file.seek(20); // inside the header: the length of the model file's path
                 file.write(file.readByte() ^ 1);
             }
             assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).as("altered header").isFalse();
@@ -100,6 +100,41 @@ class CopyCacheFileTest {
                 file.setLength(file.length() - 4096);
             }
             assertThat(CopyCacheFile.open(cacheDir, gguf).reused()).as("torn file").isFalse();
+        }
+    }
+
+    @Test
+    void savingClearsCachesOfModelsGoneOrChangedOtherFormatsAndAbandonedTemporaryFiles() throws IOException {
+        Path gone = SyntheticModel.write(SHAPE, WeightFormat.Q4_0, 6, dir.resolve("gone.gguf"));
+        Path goneCache = saveCache(gone);
+        Path changed = SyntheticModel.write(SHAPE, WeightFormat.Q4_0, 7, dir.resolve("changed.gguf"));
+        Path changedCache = saveCache(changed);
+        Path kept = SyntheticModel.write(SHAPE, WeightFormat.Q4_0, 8, dir.resolve("kept.gguf"));
+        Path keptCache = saveCache(kept);
+        Files.delete(gone);
+        Files.setLastModifiedTime(changed, FileTime.fromMillis(Files.getLastModifiedTime(changed).toMillis() - 60_000));
+        Path otherFormat = Files.writeString(cacheDir.resolve("old-0123456789abcdef.copies"), "not this format");
+        Path abandoned = Files.writeString(cacheDir.resolve("m-1.copies123.partial"), "left by a killed process");
+        Files.setLastModifiedTime(abandoned, FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
+        Path writing = Files.writeString(cacheDir.resolve("m-2.copies456.partial"), "another process is writing");
+
+        Path saved = saveCache(model);
+
+        assertThat(goneCache).as("its model file is gone").doesNotExist();
+        assertThat(changedCache).as("its model file changed").doesNotExist();
+        assertThat(otherFormat).doesNotExist();
+        assertThat(abandoned).doesNotExist();
+        assertThat(writing).as("a temporary file of today may be another process's").exists();
+        assertThat(keptCache).exists();
+        assertThat(saved).exists();
+    }
+
+    private Path saveCache(Path modelFile) throws IOException {
+        try (GGUFFile gguf = GGUFFile.open(modelFile)) {
+            CopyCacheFile cache = CopyCacheFile.open(cacheDir, gguf);
+            Model.load(gguf, 8, cache);
+            assertThat(cache.save()).isTrue();
+            return cache.file();
         }
     }
 
