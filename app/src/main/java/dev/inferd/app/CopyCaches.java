@@ -32,13 +32,13 @@ final class CopyCaches {
 
     /** {@link #save} on a thread of its own, off the path of requests (a daemon: an exit mid-write leaves no file). */
     static void saveInBackground(CopyCacheFile cache, String model, PrintStream out) {
-        if (cache == null || cache.reused() || cache.copyBytes() == 0) return;
+        if (cache == null || !cache.needsSaving()) return;
         Thread.ofPlatform().name("inferd-copy-cache").daemon(true).start(() -> save(cache, model, out));
     }
 
     /** Saves what the load built, saying where, or why not (the server goes on either way). */
     static void save(CopyCacheFile cache, String model, PrintStream out) {
-        if (cache == null || cache.reused() || cache.copyBytes() == 0) return;
+        if (cache == null || !cache.needsSaving()) return;
         long started = System.nanoTime();
         try {
             if (cache.save()) {

@@ -126,6 +126,11 @@ public final class CopyCacheFile implements CopyStore {
         return sizes.values().stream().mapToLong(Long::longValue).sum();
     }
 
+    /** Whether this load builds copies that the cache does not hold yet: what {@link #save} is for. */
+    public boolean needsSaving() {
+        return mapped == null && !sizes.isEmpty();
+    }
+
     @Override
     public Slot slot(String tensor, long bytes) {
         Long size = sizes.get(tensor);
@@ -144,7 +149,7 @@ public final class CopyCacheFile implements CopyStore {
      * @throws IOException when it cannot be written (no room, no permission): the load goes on without
      */
     public boolean save() throws IOException {
-        if (mapped != null || sizes.isEmpty() || !built.keySet().equals(sizes.keySet())) return false;
+        if (!needsSaving() || !built.keySet().equals(sizes.keySet())) return false;
         Path dir = file.getParent();
         Files.createDirectories(dir);
         prune(dir);

@@ -148,12 +148,13 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     /**
      * Row {@code row}'s blocks {@code [firstBlock, firstBlock + blockCount)} as floats into
      * {@code out[offset ..)}, bit for bit the stored matrix's decoding (llama.cpp's): the prompt panels
-     * and embedding rows of a copied matrix come from here.
+     * and embedding rows of a copied matrix come from here. Each type loops over its blocks itself: with
+     * the loop here and a call per block, a prompt of 8 tokens on the 1B Q4_0 measured about 10% slower.
      */
     abstract void decode(int row, int firstBlock, int blockCount, float[] out, int offset);
 
     /** Where row {@code row}'s block {@code block} starts: its group's block, whose row {@code row % GROUP} it is. */
-    final long blockAt(int row, int block, int blockBytes) {
+    final long blockAt(int row, int block) {
         return row / GROUP * groupBytes + (long) block * blockBytes;
     }
 

@@ -96,7 +96,7 @@ final class Q4_0Interleaved extends InterleavedRows {
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {
-            long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
+            long block = blockAt(row, firstBlock + k);
             var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
             var bytes = rowBytes(block + SCALE_BYTES, r);
             var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);

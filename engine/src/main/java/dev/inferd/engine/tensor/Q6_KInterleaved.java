@@ -140,7 +140,7 @@ final class Q6_KInterleaved extends InterleavedRows {
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         for (int k = 0; k < blockCount; k++) {
-            long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
+            long block = blockAt(row, firstBlock + k);
             float d = data.get(FLOAT, block + D_AT + (long) r * Float.BYTES);
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
                 var scale = FloatVector.broadcast(F8, d * data.get(BYTE, block + SCALES_AT + GROUP * j + r));

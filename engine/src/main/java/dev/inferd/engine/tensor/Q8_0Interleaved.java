@@ -93,7 +93,7 @@ final class Q8_0Interleaved extends InterleavedRows {
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {
-            long block = blockAt(row, firstBlock + k, BLOCK_BYTES);
+            long block = blockAt(row, firstBlock + k);
             var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
             var first = rowBytes(block + SCALE_BYTES, r);
             var second = rowBytes(block + SCALE_BYTES + 8L * STEP_BYTES, r);
