@@ -91,6 +91,7 @@ final class Q6_KInterleaved extends InterleavedRows {
 
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+        MemorySegment data = this.data; // a local: C2 reloaded the field around every block
         var acc0 = FloatVector.zero(F8);
         var acc1 = FloatVector.zero(F8);
         long block0 = 2L * pass * groupBytes;

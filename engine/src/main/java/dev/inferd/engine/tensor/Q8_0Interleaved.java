@@ -49,6 +49,7 @@ final class Q8_0Interleaved extends InterleavedRows {
 
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
+        MemorySegment data = this.data; // a local: C2 reloaded the field around every block
         var acc0 = FloatVector.zero(F8);
         var acc1 = FloatVector.zero(F8);
         long block0 = 2L * pass * groupBytes;
@@ -59,26 +60,47 @@ final class Q8_0Interleaved extends InterleavedRows {
             int p = kb * (BLOCK / 2);
             var sum0 = IntVector.zero(I8);
             var sum1 = IntVector.zero(I8);
-            // two steps a pass: their products add inside 16 bits, then a pair sum to 32 (written out,
-            // see InterleavedRows: a helper of our own is boxed past C2's inlining budget)
-            for (int s = 0; s < STEPS; s += 2) {
-                var a = (ShortVector) IntVector.broadcast(I8, pairs[p + s]).reinterpretAsShorts();
-                var c = (ShortVector) IntVector.broadcast(I8, pairs[p + s + 1]).reinterpretAsShorts();
-                long at = SCALE_BYTES + (long) STEP_BYTES * s;
-                var products0 = ((ShortVector) ByteVector.fromMemorySegment(B16, data, block0 + at, LE)
-                        .convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, block0 + at + STEP_BYTES, LE)
-                                .convertShape(VectorOperators.B2S, S16, 0)).mul(c));
-                var products1 = ((ShortVector) ByteVector.fromMemorySegment(B16, data, block1 + at, LE)
-                        .convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, block1 + at + STEP_BYTES, LE)
-                                .convertShape(VectorOperators.B2S, S16, 0)).mul(c));
-                var pairs0 = (IntVector) products0.reinterpretAsInts();
-                var pairs1 = (IntVector) products1.reinterpretAsInts();
-                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16))
-                        .add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16))
-                        .add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            ShortVector a, c;
+            IntVector pairs0, pairs1;
+            // two steps at a time: their products add inside 16 bits, then pair sums to 32. Half the block
+            // a pass, written out with nothing but Vector API calls (see InterleavedRows); all sixteen
+            // steps written out outgrew C2's inlining budget and ran boxed, a hundred times slower
+            for (int half = 0; half < 2; half++) {
+                long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
+                long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
+                int ph = p + half * (STEPS / 2);
+                a = (ShortVector) IntVector.broadcast(I8, pairs[ph]).reinterpretAsShorts();
+                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 1]).reinterpretAsShorts();
+                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 2]).reinterpretAsShorts();
+                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 3]).reinterpretAsShorts();
+                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 4]).reinterpretAsShorts();
+                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 5]).reinterpretAsShorts();
+                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 6]).reinterpretAsShorts();
+                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 7]).reinterpretAsShorts();
+                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             }
             float d = x.d[kb];
             acc0 = ((FloatVector) sum0.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
