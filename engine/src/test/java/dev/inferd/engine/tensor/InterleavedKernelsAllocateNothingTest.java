@@ -1,0 +1,56 @@
+package dev.inferd.engine.tensor;
+
+import dev.inferd.engine.gguf.GGMLType;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Once compiled, the interleaved kernels allocate nothing. Their bodies are written out step by step,
+ * and a body past C2's inlining budget leaves some Vector API calls out of line, whose vectors are then
+ * boxed on the heap: the results stay right and the kernel runs two to a hundred times slower (session
+ * 10: the Q8_0 kernel with all sixteen steps written out, the Q4_0 one with a helper in its epilogue).
+ * Only allocation tells that apart from a slow machine, so this watches it: the kernel runs until a
+ * window of calls allocates nothing, or fails when none does within the deadline.
+ */
+class InterleavedKernelsAllocateNothingTest {
+    private static final long DEADLINE_NANOS = 30_000_000_000L;
+    private static final int CALLS_PER_WINDOW = 500;
+
+    @ParameterizedTest
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    void aCompiledKernelAllocatesNothing(GGMLType type) {
+        int rows = 32, cols = 2048;
+        try (Arena arena = Arena.ofShared()) {
+            byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 5, 1f);
+            MemorySegment stored = arena.allocate(bytes.length, 64);
+            MemorySegment.copy(bytes, 0, stored, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            InterleavedRows copy = InterleavedRows.of(type, stored, rows, cols, CopyStore.inMemory(), "t");
+            var x = new Q8Activations();
+            int activationBlock = type.blockSize() == 256 ? Q8Activations.Q8_K : Q8Activations.Q8_0;
+            x.quantize(QuantizerTest.randomValues(cols, 3), 0, 1, cols, activationBlock);
+            float[] out = new float[rows];
+
+            var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long start = System.nanoTime();
+            long allocated = Long.MAX_VALUE;
+            while (allocated > 0 && System.nanoTime() - start < DEADLINE_NANOS) {
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int call = 0; call < CALLS_PER_WINDOW; call++) {
+                    for (int pass = 0; pass < rows / InterleavedRows.ROWS_PER_PASS; pass++) {
+                        copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
+                    }
+                }
+                allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            assertThat(allocated).as("bytes allocated by %d calls of the %s kernel, the last window before the deadline",
+                    CALLS_PER_WINDOW, type).isZero();
+        }
+    }
+}
