@@ -184,6 +184,6 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
 
     /** {@code acc + sums * scale}, lane by lane. */
     static FloatVector accumulate(IntVector sums, float scale, FloatVector acc) {
-        return ((FloatVector) sums.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, scale), acc);
+        return ((FloatVector) sums.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.broadcast(F8, scale), acc);
     }
 }

@@ -123,9 +123,9 @@ final class Q4_0Interleaved extends InterleavedRows {
             var pairs1 = (IntVector) sum1.reinterpretAsInts();
             var ints0 = pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             var ints1 = pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            acc0 = ((FloatVector) ints0.sub(offset).convert(VectorOperators.I2F, 0))
+            acc0 = ((FloatVector) ints0.sub(offset).convertShape(VectorOperators.I2F, F8, 0))
                     .fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
-            acc1 = ((FloatVector) ints1.sub(offset).convert(VectorOperators.I2F, 0))
+            acc1 = ((FloatVector) ints1.sub(offset).convertShape(VectorOperators.I2F, F8, 0))
                     .fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
         }
         acc0.intoArray(out, outIndex);
@@ -142,10 +142,10 @@ final class Q4_0Interleaved extends InterleavedRows {
             var bytes = rowBytes(block + SCALE_BYTES, r);
             var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
             var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
-            ((FloatVector) q0.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset);
-            ((FloatVector) q1.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset + 8);
-            ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset + 16);
-            ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset + 24);
+            ((FloatVector) q0.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset);
+            ((FloatVector) q1.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 8);
+            ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 16);
+            ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 24);
         }
     }
 }

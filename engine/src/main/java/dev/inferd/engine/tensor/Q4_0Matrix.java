@@ -80,8 +80,8 @@ final class Q4_0Matrix extends IntDotMatrix {
             for (int i = 0; i < HALF_BLOCK; i += 8) {
                 var raw = (IntVector) ByteVector.fromMemorySegment(ByteVector.SPECIES_64, data, block + 2 + i, LE)
                         .convertShape(VectorOperators.B2I, I8, 0);
-                ((FloatVector) raw.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d).intoArray(out, offset + c + i);
-                ((FloatVector) raw.lanewise(VectorOperators.ASHR, 4).and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d)
+                ((FloatVector) raw.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + c + i);
+                ((FloatVector) raw.lanewise(VectorOperators.ASHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d)
                         .intoArray(out, offset + c + HALF_BLOCK + i);
             }
         }

@@ -135,10 +135,10 @@ final class Q4_KInterleaved extends InterleavedRows {
                 msum1 = msum1.add(mins1.mul(xsum));
             }
             float xd = x.d[sb];
-            acc0 = ((FloatVector) isum0.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(xd), acc0);
-            acc1 = ((FloatVector) isum1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(xd), acc1);
-            acc0 = ((FloatVector) msum0.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + MINUS_DMIN_AT, LE).mul(xd), acc0);
-            acc1 = ((FloatVector) msum1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + MINUS_DMIN_AT, LE).mul(xd), acc1);
+            acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(xd), acc0);
+            acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(xd), acc1);
+            acc0 = ((FloatVector) msum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + MINUS_DMIN_AT, LE).mul(xd), acc0);
+            acc1 = ((FloatVector) msum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + MINUS_DMIN_AT, LE).mul(xd), acc1);
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
@@ -159,10 +159,10 @@ final class Q4_KInterleaved extends InterleavedRows {
                 var bytes = rowBytes(steps, r);
                 var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
                 var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
-                ((FloatVector) q0.and(0x0F).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset);
-                ((FloatVector) q1.and(0x0F).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset + 8);
-                ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset + 16);
-                ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).convert(VectorOperators.I2F, 0)).mul(scale).sub(min).intoArray(out, offset + 24);
+                ((FloatVector) q0.and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset);
+                ((FloatVector) q1.and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 8);
+                ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 16);
+                ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 24);
             }
         }
     }

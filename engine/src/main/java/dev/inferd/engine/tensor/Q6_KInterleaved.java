@@ -129,8 +129,8 @@ final class Q6_KInterleaved extends InterleavedRows {
                         .add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales1));
             }
             float xd = x.d[sb];
-            acc0 = ((FloatVector) isum0.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(xd), acc0);
-            acc1 = ((FloatVector) isum1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(xd), acc1);
+            acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(xd), acc0);
+            acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(xd), acc1);
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);

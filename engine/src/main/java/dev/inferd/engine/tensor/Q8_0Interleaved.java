@@ -103,8 +103,8 @@ final class Q8_0Interleaved extends InterleavedRows {
                 sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             }
             float d = x.d[kb];
-            acc0 = ((FloatVector) sum0.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
-            acc1 = ((FloatVector) sum1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
+            acc0 = ((FloatVector) sum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
+            acc1 = ((FloatVector) sum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
