@@ -32,7 +32,16 @@ import java.nio.ByteOrder;
  * <p>The kernels call nothing but the Vector API, whose methods C2 inlines whatever the size of the
  * caller: past C2's node count for inlining, a call to a helper of our own is left as a call, and the
  * vectors it takes or returns are boxed on the heap (a pair-sum helper cost the Q4_K kernel half its
- * speed, session 8).
+ * speed, session 8). For the same reason the integer sums convert to floats with a named species
+ * ({@code convertShape(I2F, F8, 0)}): {@code convert(I2F, 0)} works the species out at run time, and on
+ * some starts C2 left that as virtual calls and boxed the kernel.
+ *
+ * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
+ * steps is split into pre-, main and post-loops with the segment's long range checks recomputed
+ * around every block, and a field read for the copy is reloaded and spilled there too: the Q4_0 kernel
+ * with its eight steps written out and the segment in a local ran 1.45x faster. Written out too far,
+ * a body passes C2's inlining budget and runs boxed, a hundred times slower (all sixteen Q8_0 steps);
+ * {@code InterleavedKernelsAllocateNothingTest} watches for that.
  */
 abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
     /** Rows interleaved in a group. */
