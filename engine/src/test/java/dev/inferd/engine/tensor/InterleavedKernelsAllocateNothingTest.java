@@ -33,7 +33,7 @@ class InterleavedKernelsAllocateNothingTest {
             MemorySegment.copy(bytes, 0, stored, ValueLayout.JAVA_BYTE, 0, bytes.length);
             InterleavedRows copy = InterleavedRows.of(type, stored, rows, cols, CopyStore.inMemory(), "t");
             var x = new Q8Activations();
-            int activationBlock = type.blockSize() == 256 ? Q8Activations.Q8_K : Q8Activations.Q8_0;
+            int activationBlock = ((IntDotMatrix) WeightMatrix.of(type, rows, cols, stored)).activationBlock();
             x.quantize(QuantizerTest.randomValues(cols, 3), 0, 1, cols, activationBlock);
             float[] out = new float[rows];
 
