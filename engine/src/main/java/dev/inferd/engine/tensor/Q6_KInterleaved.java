@@ -96,41 +96,60 @@ final class Q6_KInterleaved extends InterleavedRows {
         var acc1 = FloatVector.zero(F8);
         long block0 = 2L * pass * groupBytes;
         long block1 = block0 + groupBytes;
-        int sb = b * blocks;
         int[] activationPairs = x.pairs;
-        for (int k = 0; k < blocks; k++, sb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
-            var isum0 = IntVector.zero(I8);
-            var isum1 = IntVector.zero(I8);
-            for (int j = 0; j < SUB_BLOCKS; j++) {
-                int p = sb * (SUPER_BLOCK / 2) + j * (SUB_BLOCK / 2);
-                long q0 = block0 + QS_AT + SUB_BLOCK_BYTES * j;
-                long q1 = block1 + QS_AT + SUB_BLOCK_BYTES * j;
-                var sum0 = ShortVector.zero(S16);
-                var sum1 = ShortVector.zero(S16);
-                for (int s = 0; s < STEPS; s++) {
-                    var pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + s]).reinterpretAsShorts();
-                    var w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + STEP_BYTES * s, LE)
-                            .convertShape(VectorOperators.B2S, S16, 0);
-                    var w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + STEP_BYTES * s, LE)
-                            .convertShape(VectorOperators.B2S, S16, 0);
-                    sum0 = sum0.add(w0.mul(pair));
-                    sum1 = sum1.add(w1.mul(pair));
-                }
-                var scales0 = (IntVector) ByteVector.fromMemorySegment(B8, data, block0 + SCALES_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2I, I8, 0);
-                var scales1 = (IntVector) ByteVector.fromMemorySegment(B8, data, block1 + SCALES_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2I, I8, 0);
-                // IntDotMatrix.pairSums written out (see InterleavedRows): a pair may pass 16 bits
-                var pairs0 = (IntVector) sum0.reinterpretAsInts();
-                var pairs1 = (IntVector) sum1.reinterpretAsInts();
-                isum0 = isum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)
-                        .add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales0));
-                isum1 = isum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)
-                        .add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales1));
+        float[] xd = x.d;
+        var isum0 = IntVector.zero(I8);
+        var isum1 = IntVector.zero(I8);
+        // one loop over the row's sub-blocks with the steps written out, as in Q4_KInterleaved (1.8x
+        // the loops over super-blocks, sub-blocks and steps, session 11)
+        for (int i = b * blocks * SUB_BLOCKS, end = i + blocks * SUB_BLOCKS; i < end; i++) {
+            int j = i & (SUB_BLOCKS - 1);
+            int p = i * (SUB_BLOCK / 2);
+            long q0 = block0 + QS_AT + SUB_BLOCK_BYTES * j;
+            long q1 = block1 + QS_AT + SUB_BLOCK_BYTES * j;
+            var sum0 = ShortVector.zero(S16);
+            var sum1 = ShortVector.zero(S16);
+            ShortVector pair;
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 0]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 1]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 2]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 3]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 4]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 5]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 6]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 7]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(B8, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(B8, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
+            // IntDotMatrix.pairSums written out (see InterleavedRows): a pair may pass 16 bits
+            var pairs0 = (IntVector) sum0.reinterpretAsInts();
+            var pairs1 = (IntVector) sum1.reinterpretAsInts();
+            isum0 = isum0.add(pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales0));
+            isum1 = isum1.add(pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales1));
+            if (j == SUB_BLOCKS - 1) {
+                float d = xd[i / SUB_BLOCKS];
+                acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(d), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(d), acc1);
+                isum0 = IntVector.zero(I8);
+                isum1 = IntVector.zero(I8);
+                block0 += BLOCK_BYTES;
+                block1 += BLOCK_BYTES;
             }
-            float xd = x.d[sb];
-            acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(xd), acc0);
-            acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(xd), acc1);
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
