@@ -54,57 +54,63 @@ final class Q8_0Interleaved extends InterleavedRows {
         var acc1 = FloatVector.zero(F8);
         long block0 = 2L * pass * groupBytes;
         long block1 = block0 + groupBytes;
-        int kb = b * blocks;
         int[] pairs = x.pairs;
-        for (int k = 0; k < blocks; k++, kb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
-            int p = kb * (BLOCK / 2);
-            var sum0 = IntVector.zero(I8);
-            var sum1 = IntVector.zero(I8);
-            ShortVector a, c;
-            IntVector pairs0, pairs1;
-            // two steps at a time: their products add inside 16 bits, then pair sums to 32. Half the block
-            // a pass, written out with nothing but Vector API calls (see InterleavedRows); all sixteen
-            // steps written out outgrew C2's inlining budget and ran boxed, a hundred times slower
-            for (int half = 0; half < 2; half++) {
-                long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
-                long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
-                int ph = p + half * (STEPS / 2);
-                a = (ShortVector) IntVector.broadcast(I8, pairs[ph]).reinterpretAsShorts();
-                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 1]).reinterpretAsShorts();
-                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 2]).reinterpretAsShorts();
-                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 3]).reinterpretAsShorts();
-                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 4]).reinterpretAsShorts();
-                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 5]).reinterpretAsShorts();
-                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 6]).reinterpretAsShorts();
-                c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 7]).reinterpretAsShorts();
-                pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                        .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-                sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-                sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+        float[] xd = x.d;
+        var sum0 = IntVector.zero(I8);
+        var sum1 = IntVector.zero(I8);
+        ShortVector a, c;
+        IntVector pairs0, pairs1;
+        // one loop over the row's half-blocks, the block's float step on every second (as in Q4_KInterleaved:
+        // a loop over the halves nested in the loop over blocks was split into pre-, main and post-loops).
+        // Two steps at a time: their products add inside 16 bits, then pair sums to 32. A half is written
+        // out with nothing but Vector API calls (see InterleavedRows); all sixteen steps written out
+        // outgrew C2's inlining budget and ran boxed, a hundred times slower
+        for (int i = 2 * b * blocks, end = i + 2 * blocks; i < end; i++) {
+            int half = i & 1;
+            long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
+            long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
+            int ph = i * (STEPS / 2);
+            a = (ShortVector) IntVector.broadcast(I8, pairs[ph]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 1]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 2]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 3]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 4]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 5]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 6]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 7]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            if (half == 1) {
+                float d = xd[i / 2];
+                acc0 = ((FloatVector) sum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
+                acc1 = ((FloatVector) sum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
+                sum0 = IntVector.zero(I8);
+                sum1 = IntVector.zero(I8);
+                block0 += BLOCK_BYTES;
+                block1 += BLOCK_BYTES;
             }
-            float d = x.d[kb];
-            acc0 = ((FloatVector) sum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
-            acc1 = ((FloatVector) sum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
