@@ -155,6 +155,17 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     abstract void dot(int pass, Q8Activations x, int b, float[] out, int outIndex);
 
     /**
+     * As {@link #dot} for entries {@code b} and {@code b + 1}, into {@code out[outIndex ..)} and
+     * {@code out[outIndex + stride ..)}, each bit for bit {@link #dot}'s result: generated tokens of a batch
+     * go through here two by two. A type whose kernel decodes each step's weights once for both entries
+     * overrides it; by default each entry takes {@link #dot}.
+     */
+    void dot2(int pass, Q8Activations x, int b, float[] out, int outIndex, int stride) {
+        dot(pass, x, b, out, outIndex);
+        dot(pass, x, b + 1, out, outIndex + stride);
+    }
+
+    /**
      * Row {@code row}'s blocks {@code [firstBlock, firstBlock + blockCount)} as floats into
      * {@code out[offset ..)}, bit for bit the stored matrix's decoding (llama.cpp's): the prompt panels
      * and embedding rows of a copied matrix come from here. Each type loops over its blocks itself: with

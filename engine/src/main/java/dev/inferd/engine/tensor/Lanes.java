@@ -52,7 +52,10 @@ public final class Lanes {
     /**
      * Replaces {@code v[0 .. count)} by {@code e^(v - max)} ({@link #expNonPositive}, eight at a time)
      * and returns their sum, added lane by lane and then in {@link #sum}'s fixed order: softmax's
-     * numerators and their total, for attention's scores and the sampler's logits.
+     * numerators and their total, for attention's scores and the sampler's logits. The launcher and the
+     * test JVMs keep it out of its callers ({@code -XX:CompileCommand=dontinline}): inlined into attention,
+     * past C2's inlining budget, its calls of {@link #expNonPositive} were left out of line and their
+     * vectors boxed on every server start (session 11).
      */
     public static float softmaxNumerators(float[] v, int count, float max) {
         var species = FloatVector.SPECIES_256;
@@ -69,6 +72,10 @@ public final class Lanes {
             e.intoArray(v, i, inRange);
             sum = sum.add(e);
         }
-        return sum(sum);
+        // sum's folds written out: beside two copies of expNonPositive, C2 stopped inlining at its node count
+        // cutoff and left the call to sum out of line, its vector boxed (PrintInlining: NodeCountInliningCutoff)
+        sum = sum.add(sum.rearrange(MappedMatrix.ROTATE_8_BY_4));
+        sum = sum.add(sum.rearrange(MappedMatrix.ROTATE_8_BY_2));
+        return sum.add(sum.rearrange(MappedMatrix.ROTATE_8_BY_1)).lane(0);
     }
 }

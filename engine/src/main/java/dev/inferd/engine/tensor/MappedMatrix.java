@@ -44,9 +44,9 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
             ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
 
     /** Rotations by half, a quarter, ... of the lanes: {@link #sum}'s folding order, for 8 lanes and for 16. */
-    private static final VectorShuffle<Float> ROTATE_8_BY_4 = rotation(FloatVector.SPECIES_256, 4);
-    private static final VectorShuffle<Float> ROTATE_8_BY_2 = rotation(FloatVector.SPECIES_256, 2);
-    private static final VectorShuffle<Float> ROTATE_8_BY_1 = rotation(FloatVector.SPECIES_256, 1);
+    static final VectorShuffle<Float> ROTATE_8_BY_4 = rotation(FloatVector.SPECIES_256, 4);
+    static final VectorShuffle<Float> ROTATE_8_BY_2 = rotation(FloatVector.SPECIES_256, 2);
+    static final VectorShuffle<Float> ROTATE_8_BY_1 = rotation(FloatVector.SPECIES_256, 1);
     private static final VectorShuffle<Float> ROTATE_16_BY_8 = rotation(FloatVector.SPECIES_512, 8);
     private static final VectorShuffle<Float> ROTATE_16_BY_4 = rotation(FloatVector.SPECIES_512, 4);
     private static final VectorShuffle<Float> ROTATE_16_BY_2 = rotation(FloatVector.SPECIES_512, 2);

@@ -26,6 +26,16 @@ class InterleavedKernelsAllocateNothingTest {
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void aCompiledKernelAllocatesNothing(GGMLType type) {
+        assertKernelAllocatesNothing(type, false);
+    }
+
+    @ParameterizedTest
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    void aCompiledKernelForTwoEntriesAllocatesNothing(GGMLType type) {
+        assertKernelAllocatesNothing(type, true);
+    }
+
+    private static void assertKernelAllocatesNothing(GGMLType type, boolean twoEntries) {
         int rows = 32, cols = 2048;
         try (Arena arena = Arena.ofShared()) {
             byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 5, 1f);
@@ -34,8 +44,8 @@ class InterleavedKernelsAllocateNothingTest {
             InterleavedRows copy = InterleavedRows.of(type, stored, rows, cols, CopyStore.inMemory(), "t");
             var x = new Q8Activations();
             int activationBlock = ((IntDotMatrix) WeightMatrix.of(type, rows, cols, stored)).activationBlock();
-            x.quantize(QuantizerTest.randomValues(cols, 3), 0, 1, cols, activationBlock);
-            float[] out = new float[rows];
+            x.quantize(QuantizerTest.randomValues(2 * cols, 3), 0, 2, cols, activationBlock);
+            float[] out = new float[2 * rows];
 
             var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long start = System.nanoTime();
@@ -44,13 +54,17 @@ class InterleavedKernelsAllocateNothingTest {
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int call = 0; call < CALLS_PER_WINDOW; call++) {
                     for (int pass = 0; pass < rows / InterleavedRows.ROWS_PER_PASS; pass++) {
-                        copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
+                        if (twoEntries) {
+                            copy.dot2(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS, rows);
+                        } else {
+                            copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
+                        }
                     }
                 }
                 allocated = threads.getCurrentThreadAllocatedBytes() - before;
             }
-            assertThat(allocated).as("bytes allocated by %d calls of the %s kernel, the last window before the deadline",
-                    CALLS_PER_WINDOW, type).isZero();
+            assertThat(allocated).as("bytes allocated by %d calls of the %s kernel%s, the last window before the deadline",
+                    CALLS_PER_WINDOW, type, twoEntries ? " for two entries" : "").isZero();
         }
     }
 }
