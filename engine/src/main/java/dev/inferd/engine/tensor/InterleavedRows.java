@@ -39,7 +39,9 @@ import java.nio.ByteOrder;
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
  * steps is split into pre-, main and post-loops with the segment's long range checks recomputed
  * around every block, and a field read for the copy is reloaded and spilled there too: the Q4_0 kernel
- * with its eight steps written out and the segment in a local ran 1.45x faster. Written out too far,
+ * with its eight steps written out and the segment in a local ran 1.45x faster. A loop over sub-blocks
+ * nested in one over super-blocks is split the same way, so the k-quant kernels run one loop over all
+ * of a row's sub-blocks with the super-block's step on every last one (1.8x, session 11). Written out too far,
  * a body passes C2's inlining budget and runs boxed, a hundred times slower (all sixteen Q8_0 steps);
  * {@code InterleavedKernelsAllocateNothingTest} watches for that.
  */
