@@ -33,7 +33,6 @@ import java.lang.foreign.MemorySegment;
  * the same {@link #dot} call, so a row's result does not depend on the batch around it.
  */
 final class Q4_KInterleaved extends InterleavedRows {
-    private static final int SUPER_BLOCK = 256;
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 8;
