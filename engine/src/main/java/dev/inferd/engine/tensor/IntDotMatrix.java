@@ -109,6 +109,18 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
         interleaved.decode(row, firstBlock, count / blockSize, out, offset);
     }
 
+    /** Whole groups of an interleaved copy go into the panel a column (of eight rows) at a time. */
+    @Override
+    final boolean decodePanel(int r0, int width, int k0, int depth, float[] panel, int stride) {
+        int g = InterleavedRows.GROUP;
+        if (interleaved == null || r0 % g != 0 || width % g != 0) return false;
+        int blockSize = type().blockSize();
+        for (int lane = 0; lane < width; lane += g) {
+            interleaved.decodePanel((r0 + lane) / g, k0 / blockSize, depth / blockSize, panel, stride, lane);
+        }
+        return true;
+    }
+
     /**
      * {@link #dequantize} from the stored weights: plain scalar decoding, bit for bit ggml's. Q8_0 and
      * Q4_0, which {@link ReferenceDequantizer} leaves out, decode with vectors.

@@ -6,6 +6,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
@@ -55,6 +56,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
 
     static final VectorSpecies<Byte> B8 = ByteVector.SPECIES_64;
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    static final VectorSpecies<Short> S8 = ShortVector.SPECIES_128;
     static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
@@ -174,6 +176,54 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * the loop here and a call per block, a prompt of 8 tokens on the 1B Q4_0 measured about 10% slower.
      */
     abstract void decode(int row, int firstBlock, int blockCount, float[] out, int offset);
+
+    /**
+     * Group {@code group}'s eight rows, blocks {@code [firstBlock, firstBlock + blockCount)}, into a prompt
+     * panel ({@link TiledProduct}): column k's eight values (k counted from the first block's first) at
+     * {@code panel[k * stride + lane ..+ 8)}, each bit for bit what {@link #decode} gives. A step of the copy
+     * already holds two columns of all eight rows, so a column is a few vector operations where decoding
+     * row by row and scattering the values into the panel one at a time had cost a prompt of 16 tokens
+     * more than its products (session 12).
+     */
+    abstract void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane);
+
+    /** Per-thread room for a block's eight row scales ({@code [0, 8)}) and mins ({@code [8, 16)}) while it goes into a panel. */
+    static final ThreadLocal<float[]> PANEL_SCALES = ThreadLocal.withInitial(() -> new float[2 * GROUP]);
+
+    /**
+     * The step at {@code at} of a copy whose steps hold signed bytes (Q8_0, Q6_K): each row's two values
+     * times its scale ({@code scales[r]}) into the panel's columns at {@code column} and {@code column + stride}.
+     * Vectors stay inside: a helper that C2 leaves as a call boxes the vectors it takes.
+     */
+    final void signedStepToPanel(long at, float[] scales, float[] panel, int column, int stride) {
+        var scale = FloatVector.fromArray(F8, scales, 0);
+        var pairs = (IntVector) ShortVector.fromMemorySegment(S8, data, at, LE).convertShape(VectorOperators.S2I, I8, 0);
+        ((FloatVector) pairs.lanewise(VectorOperators.LSHL, 24).lanewise(VectorOperators.ASHR, 24)
+                .convertShape(VectorOperators.I2F, F8, 0)).mul(scale).intoArray(panel, column);
+        ((FloatVector) pairs.lanewise(VectorOperators.ASHR, 8).convertShape(VectorOperators.I2F, F8, 0))
+                .mul(scale).intoArray(panel, column + stride);
+    }
+
+    /**
+     * The step at {@code at} of a 32-value block of nibbles (Q4_0, Q4_K), step {@code s} of eight: each row's
+     * values 2s and 2s + 1 (low nibbles) and 16 + 2s and 17 + 2s (high) into the panel's columns at
+     * {@code column}, {@code + stride}, {@code + 16 stride} and {@code + 17 stride}, each
+     * {@code (q - offset) * scales[r] - scales[8 + r]}: the stored decodings' operations (Q4_0's min is
+     * zero, and subtracting zero changes no float).
+     */
+    final void nibbleStepToPanel(long at, int offset, float[] scales, float[] panel, int column, int stride) {
+        var scale = FloatVector.fromArray(F8, scales, 0);
+        var min = FloatVector.fromArray(F8, scales, GROUP);
+        var pairs = (IntVector) ShortVector.fromMemorySegment(S8, data, at, LE).convertShape(VectorOperators.ZERO_EXTEND_S2I, I8, 0);
+        ((FloatVector) pairs.and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+                .mul(scale).sub(min).intoArray(panel, column);
+        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 8).and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+                .mul(scale).sub(min).intoArray(panel, column + stride);
+        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 4).and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+                .mul(scale).sub(min).intoArray(panel, column + 16 * stride);
+        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 12).and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+                .mul(scale).sub(min).intoArray(panel, column + 17 * stride);
+    }
 
     /** Where row {@code row}'s block {@code block} starts: its group's block, whose row {@code row % GROUP} it is. */
     final long blockAt(int row, int block) {

@@ -117,6 +117,16 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
      */
     abstract void dequantize(long at, int count, float[] out, int offset);
 
+    /**
+     * Weight rows {@code [r0, r0 + width)}, columns {@code [k0, k0 + depth)} (whole blocks) into a panel of
+     * {@link TiledProduct}, {@code panel[k * stride + i]} for row {@code r0 + i} and column {@code k0 + k},
+     * the values {@link #dequantize} gives; false, with the panel untouched, where this matrix has no
+     * layout that yields columns directly (the panel is then packed row by row).
+     */
+    boolean decodePanel(int r0, int width, int k0, int depth, float[] panel, int stride) {
+        return false;
+    }
+
     @Override
     public final void dequantizeRow(int row, float[] out, int offset) {
         dequantize(row * rowBytes, cols, out, offset);

@@ -8,6 +8,7 @@ import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * A copy of a Q4_0 matrix laid out for generated tokens ({@link InterleavedRows}, llama.cpp's
@@ -257,6 +258,20 @@ final class Q4_0Interleaved extends InterleavedRows {
     }
 
     /** As {@code Q4_0Matrix.dequantize}: {@code (q - 8) * d}, eight values a vector. */
+    @Override
+    void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
+        float[] scales = PANEL_SCALES.get();
+        Arrays.fill(scales, GROUP, 2 * GROUP, 0f);
+        for (int k = 0; k < blockCount; k++) {
+            long block = blockAt(group * GROUP, firstBlock + k);
+            MemorySegment.copy(data, FLOAT, block, scales, 0, GROUP);
+            int column = k * BLOCK * stride + lane;
+            for (int s = 0; s < STEPS; s++) {
+                nibbleStepToPanel(block + SCALE_BYTES + (long) s * STEP_BYTES, 8, scales, panel, column + 2 * s * stride, stride);
+            }
+        }
+    }
+
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;

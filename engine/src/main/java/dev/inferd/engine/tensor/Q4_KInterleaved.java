@@ -188,6 +188,29 @@ final class Q4_KInterleaved extends InterleavedRows {
 
     /** As the stored decoding (ggml's): {@code d * scale * q - dmin * min}, each product rounded on its own. */
     @Override
+    void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
+        float[] scales = PANEL_SCALES.get();
+        for (int k = 0; k < blockCount; k++) {
+            long block = blockAt(group * GROUP, firstBlock + k);
+            var d = FloatVector.fromMemorySegment(F8, data, block + D_AT, LE);
+            var dmin = FloatVector.fromMemorySegment(F8, data, block + MINUS_DMIN_AT, LE).neg();
+            for (int j = 0; j < SUB_BLOCKS; j++) {
+                d.mul((FloatVector) ByteVector.fromMemorySegment(B8, data, block + SCALES_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0).convertShape(VectorOperators.I2F, F8, 0))
+                        .intoArray(scales, 0);
+                dmin.mul((FloatVector) ByteVector.fromMemorySegment(B8, data, block + MINS_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0).convertShape(VectorOperators.I2F, F8, 0))
+                        .intoArray(scales, GROUP);
+                int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
+                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                for (int s = 0; s < STEPS; s++) {
+                    nibbleStepToPanel(steps + (long) s * STEP_BYTES, 0, scales, panel, column + 2 * s * stride, stride);
+                }
+            }
+        }
+    }
+
+    @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         for (int k = 0; k < blockCount; k++) {

@@ -157,6 +157,24 @@ final class Q6_KInterleaved extends InterleavedRows {
 
     /** As the stored decoding (ggml's): {@code d * scale * (q - 32)}, the first product rounded on its own. */
     @Override
+    void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
+        float[] scales = PANEL_SCALES.get();
+        for (int k = 0; k < blockCount; k++) {
+            long block = blockAt(group * GROUP, firstBlock + k);
+            var d = FloatVector.fromMemorySegment(F8, data, block + D_AT, LE);
+            for (int j = 0; j < SUB_BLOCKS; j++) {
+                d.mul((FloatVector) ByteVector.fromMemorySegment(B8, data, block + SCALES_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2F, F8, 0)).intoArray(scales, 0);
+                int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
+                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                for (int s = 0; s < STEPS; s++) {
+                    signedStepToPanel(steps + (long) s * STEP_BYTES, scales, panel, column + 2 * s * stride, stride);
+                }
+            }
+        }
+    }
+
+    @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         for (int k = 0; k < blockCount; k++) {

@@ -118,6 +118,19 @@ final class Q8_0Interleaved extends InterleavedRows {
 
     /** As {@code Q8_0Matrix.dequantizeStored}: {@code q * d}. */
     @Override
+    void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
+        float[] scales = PANEL_SCALES.get();
+        for (int k = 0; k < blockCount; k++) {
+            long block = blockAt(group * GROUP, firstBlock + k);
+            MemorySegment.copy(data, FLOAT, block, scales, 0, GROUP);
+            int column = k * BLOCK * stride + lane;
+            for (int s = 0; s < STEPS; s++) {
+                signedStepToPanel(block + SCALE_BYTES + (long) s * STEP_BYTES, scales, panel, column + 2 * s * stride, stride);
+            }
+        }
+    }
+
+    @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {

@@ -48,6 +48,25 @@ class InterleavedRowsTest {
         assertThat(run).isEqualTo(java.util.Arrays.copyOfRange(stored, 37 * cols + from, 37 * cols + from + count));
     }
 
+    @ParameterizedTest
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    void promptPanelsDecodeFromTheCopyBitForBitAsStored(GGMLType type) {
+        int rows = 48, cols = 2048, stride = TiledProduct.WIDTH;
+        byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 13, 1f);
+        var m = (IntDotMatrix) WeightMatrix.of(type, rows, cols, MemorySegment.ofArray(bytes));
+        float[] stored = Quantizer.dequantize(type, bytes, rows * cols);
+        // two groups from the second on, columns from the second block on: nothing starts at zero
+        int r0 = 8, width = 16, k0 = type.blockSize(), depth = 2 * 256;
+        float[] panel = new float[depth * stride];
+        assertThat(m.decodePanel(r0, width, k0, depth, panel, stride)).isTrue();
+        for (int k = 0; k < depth; k++) {
+            for (int i = 0; i < width; i++) {
+                assertThat(panel[k * stride + i]).as("%s row %d column %d", type, r0 + i, k0 + k)
+                        .isEqualTo(stored[(r0 + i) * cols + k0 + k]);
+            }
+        }
+    }
+
     private static void check(GGMLType type, int rows, int cols, int batch) {
         try (Arena arena = Arena.ofShared()) {
             byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), rows + cols, 1f);
