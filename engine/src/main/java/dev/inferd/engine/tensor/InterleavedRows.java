@@ -23,7 +23,8 @@ import java.nio.ByteOrder;
  * <p>The copy is built at load, on the shared worker pool, in native memory, and cached in a file that
  * later loads map instead ({@link CopyStore}); GGUF data is little-endian and the kernels read the copy
  * little-endian whatever the machine. Everything that reads a copied matrix reads the copy (prompt
- * panels and embedding rows too, {@link #decode}), so the model file's pages for it can be let go.
+ * panels too, {@link #decodePanel}, and embedding rows, {@link #decode}), so the model file's pages for
+ * it can be let go.
  * The model file is read through a native view of its mapping ({@code GGUFFile.open}), and the cache
  * file likewise, so that every vector load in the engine meets one segment class: beside a second
  * class, C2 kept a class check and a session check inside the kernels' loops. Reading the copy from a Java array would be faster still (its int index

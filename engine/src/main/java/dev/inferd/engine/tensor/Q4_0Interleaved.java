@@ -257,7 +257,6 @@ final class Q4_0Interleaved extends InterleavedRows {
         accB1.intoArray(out, outIndex + stride + GROUP);
     }
 
-    /** As {@code Q4_0Matrix.dequantize}: {@code (q - 8) * d}, eight values a vector. */
     @Override
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
@@ -272,6 +271,7 @@ final class Q4_0Interleaved extends InterleavedRows {
         }
     }
 
+    /** As {@code Q4_0Matrix.dequantize}: {@code (q - 8) * d}, eight values a vector. */
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;

@@ -155,7 +155,6 @@ final class Q6_KInterleaved extends InterleavedRows {
         acc1.intoArray(out, outIndex + GROUP);
     }
 
-    /** As the stored decoding (ggml's): {@code d * scale * (q - 32)}, the first product rounded on its own. */
     @Override
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
@@ -174,6 +173,7 @@ final class Q6_KInterleaved extends InterleavedRows {
         }
     }
 
+    /** As the stored decoding (ggml's): {@code d * scale * (q - 32)}, the first product rounded on its own. */
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;

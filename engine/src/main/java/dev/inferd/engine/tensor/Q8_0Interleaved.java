@@ -116,7 +116,6 @@ final class Q8_0Interleaved extends InterleavedRows {
         acc1.intoArray(out, outIndex + GROUP);
     }
 
-    /** As {@code Q8_0Matrix.dequantizeStored}: {@code q * d}. */
     @Override
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
@@ -130,6 +129,7 @@ final class Q8_0Interleaved extends InterleavedRows {
         }
     }
 
+    /** As {@code Q8_0Matrix.dequantizeStored}: {@code q * d}. */
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
