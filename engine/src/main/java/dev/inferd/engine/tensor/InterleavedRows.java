@@ -187,6 +187,10 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * more than its products (session 12).
      */
     abstract void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane);
+    // Decoding uses the kernels' own conversions where it can: with ZERO_EXTEND_B2I on the same 8-byte
+    // vectors whose B2I the Q4_K kernel takes, having decoded panels first made the kernel's compile run
+    // boxed in InterleavedKernelsAllocateNothingTest (session 12), as on some serve starts. The Vector
+    // API's shared methods carry one profile for all their callers.
 
     /** Per-thread room for a block's eight row scales ({@code [0, 8)}) and mins ({@code [8, 16)}) while it goes into a panel. */
     static final ThreadLocal<float[]> PANEL_SCALES = ThreadLocal.withInitial(() -> new float[2 * GROUP]);

@@ -194,11 +194,12 @@ final class Q4_KInterleaved extends InterleavedRows {
             var d = FloatVector.fromMemorySegment(F8, data, block + D_AT, LE);
             var dmin = FloatVector.fromMemorySegment(F8, data, block + MINUS_DMIN_AT, LE).neg();
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                d.mul((FloatVector) ByteVector.fromMemorySegment(B8, data, block + SCALES_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0).convertShape(VectorOperators.I2F, F8, 0))
+                // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see decodePanel
+                d.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(B8, data, block + SCALES_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2I, I8, 0)).and(0xFF).convertShape(VectorOperators.I2F, F8, 0))
                         .intoArray(scales, 0);
-                dmin.mul((FloatVector) ByteVector.fromMemorySegment(B8, data, block + MINS_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0).convertShape(VectorOperators.I2F, F8, 0))
+                dmin.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(B8, data, block + MINS_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2I, I8, 0)).and(0xFF).convertShape(VectorOperators.I2F, F8, 0))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;

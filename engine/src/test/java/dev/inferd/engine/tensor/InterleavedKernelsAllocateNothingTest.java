@@ -12,7 +12,7 @@ import java.lang.management.ManagementFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Once compiled, the interleaved kernels allocate nothing. Their bodies are written out step by step,
+ * Once compiled, the interleaved kernels (and the decoding of prompt panels from the copies) allocate nothing. Their bodies are written out step by step,
  * and a body past C2's inlining budget leaves some Vector API calls out of line, whose vectors are then
  * boxed on the heap: the results stay right and the kernel runs two to a hundred times slower (session
  * 10: the Q8_0 kernel with all sixteen steps written out, the Q4_0 one with a helper in its epilogue).
@@ -26,16 +26,25 @@ class InterleavedKernelsAllocateNothingTest {
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void aCompiledKernelAllocatesNothing(GGMLType type) {
-        assertKernelAllocatesNothing(type, false);
+        assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
     }
 
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void aCompiledKernelForTwoEntriesAllocatesNothing(GGMLType type) {
-        assertKernelAllocatesNothing(type, true);
+        assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
     }
 
-    private static void assertKernelAllocatesNothing(GGMLType type, boolean twoEntries) {
+    @ParameterizedTest
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    void compiledPanelDecodingAllocatesNothing(GGMLType type) {
+        assertKernelAllocatesNothing(type, Kernel.PANEL);
+    }
+
+    /** What the test calls: the kernel for one activation row, for two, or the decoding of prompt panels. */
+    private enum Kernel { ONE_ENTRY, TWO_ENTRIES, PANEL }
+
+    private static void assertKernelAllocatesNothing(GGMLType type, Kernel kernel) {
         int rows = 32, cols = 2048;
         try (Arena arena = Arena.ofShared()) {
             byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 5, 1f);
@@ -46,6 +55,7 @@ class InterleavedKernelsAllocateNothingTest {
             int activationBlock = ((IntDotMatrix) WeightMatrix.of(type, rows, cols, stored)).activationBlock();
             x.quantize(QuantizerTest.randomValues(2 * cols, 3), 0, 2, cols, activationBlock);
             float[] out = new float[2 * rows];
+            float[] panel = new float[cols * TiledProduct.WIDTH];
 
             var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long start = System.nanoTime();
@@ -54,17 +64,20 @@ class InterleavedKernelsAllocateNothingTest {
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int call = 0; call < CALLS_PER_WINDOW; call++) {
                     for (int pass = 0; pass < rows / InterleavedRows.ROWS_PER_PASS; pass++) {
-                        if (twoEntries) {
-                            copy.dot2(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS, rows);
-                        } else {
-                            copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
+                        switch (kernel) {
+                            case ONE_ENTRY -> copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
+                            case TWO_ENTRIES -> copy.dot2(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS, rows);
+                            case PANEL -> {
+                                copy.decodePanel(2 * pass, 0, cols / type.blockSize(), panel, TiledProduct.WIDTH, 0);
+                                copy.decodePanel(2 * pass + 1, 0, cols / type.blockSize(), panel, TiledProduct.WIDTH, InterleavedRows.GROUP);
+                            }
                         }
                     }
                 }
                 allocated = threads.getCurrentThreadAllocatedBytes() - before;
             }
-            assertThat(allocated).as("bytes allocated by %d calls of the %s kernel%s, the last window before the deadline",
-                    CALLS_PER_WINDOW, type, twoEntries ? " for two entries" : "").isZero();
+            assertThat(allocated).as("bytes allocated by %d calls of the %s kernel (%s), the last window before the deadline",
+                    CALLS_PER_WINDOW, type, kernel).isZero();
         }
     }
 }
