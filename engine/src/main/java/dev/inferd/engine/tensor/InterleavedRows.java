@@ -188,9 +188,9 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      */
     abstract void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane);
     // Decoding uses the kernels' own conversions where it can: with ZERO_EXTEND_B2I on the same 8-byte
-    // vectors whose B2I the Q4_K kernel takes, having decoded panels first made the kernel's compile run
-    // boxed in InterleavedKernelsAllocateNothingTest (session 12), as on some serve starts. The Vector
-    // API's shared methods carry one profile for all their callers.
+    // vectors whose B2I the Q4_K kernel takes, having decoded panels first made the kernels' compiles run
+    // boxed in InterleavedKernelsAllocateNothingTest (session 12), the symptom of some serve starts. The
+    // Vector API's shared methods carry one profile for all their callers.
 
     /** Per-thread room for a block's eight row scales ({@code [0, 8)}) and mins ({@code [8, 16)}) while it goes into a panel. */
     static final ThreadLocal<float[]> PANEL_SCALES = ThreadLocal.withInitial(() -> new float[2 * GROUP]);
@@ -210,9 +210,9 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     }
 
     /**
-     * The step at {@code at} of a 32-value block of nibbles (Q4_0, Q4_K), step {@code s} of eight: each row's
-     * values 2s and 2s + 1 (low nibbles) and 16 + 2s and 17 + 2s (high) into the panel's columns at
-     * {@code column}, {@code + stride}, {@code + 16 stride} and {@code + 17 stride}, each
+     * The step at {@code at} of a 32-value block of nibbles (Q4_0, Q4_K); for step s of the block, each row's
+     * values 2s and 2s + 1 (low nibbles) and 16 + 2s and 17 + 2s (high) go into the panel's columns at
+     * {@code column} (the block's column 2s), {@code + stride}, {@code + 16 stride} and {@code + 17 stride}, each
      * {@code (q - offset) * scales[r] - scales[8 + r]}: the stored decodings' operations (Q4_0's min is
      * zero, and subtracting zero changes no float).
      */
