@@ -36,7 +36,11 @@ import java.nio.ByteOrder;
  * vectors it takes or returns are boxed on the heap (a pair-sum helper cost the Q4_K kernel half its
  * speed, session 8). For the same reason the integer sums convert to floats with a named species
  * ({@code convertShape(I2F, F8, 0)}): {@code convert(I2F, 0)} works the species out at run time, and on
- * some starts C2 left that as virtual calls and boxed the kernel.
+ * some starts C2 left that as virtual calls and boxed the kernel. What else runs in the process matters
+ * too, since the Vector API's shared methods keep one profile for all their callers: decoding uses the
+ * kernels' own conversions where it can. With {@code ZERO_EXTEND_B2I} on the same 8-byte vectors whose
+ * {@code B2I} the Q4_K kernel takes, decoding panels first made every kernel run boxed in
+ * {@code InterleavedKernelsAllocateNothingTest} (session 12), the symptom of some serve starts.
  *
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
  * steps is split into pre-, main and post-loops with the segment's long range checks recomputed
@@ -187,10 +191,6 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * more than its products (session 12).
      */
     abstract void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane);
-    // Decoding uses the kernels' own conversions where it can: with ZERO_EXTEND_B2I on the same 8-byte
-    // vectors whose B2I the Q4_K kernel takes, having decoded panels first made the kernels' compiles run
-    // boxed in InterleavedKernelsAllocateNothingTest (session 12), the symptom of some serve starts. The
-    // Vector API's shared methods carry one profile for all their callers.
 
     /** Per-thread room for a block's eight row scales ({@code [0, 8)}) and mins ({@code [8, 16)}) while it goes into a panel. */
     static final ThreadLocal<float[]> PANEL_SCALES = ThreadLocal.withInitial(() -> new float[2 * GROUP]);

@@ -194,7 +194,7 @@ final class Q4_KInterleaved extends InterleavedRows {
             var d = FloatVector.fromMemorySegment(F8, data, block + D_AT, LE);
             var dmin = FloatVector.fromMemorySegment(F8, data, block + MINUS_DMIN_AT, LE).neg();
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see decodePanel
+                // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
                 d.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(B8, data, block + SCALES_AT + GROUP * j, LE)
                         .convertShape(VectorOperators.B2I, I8, 0)).and(0xFF).convertShape(VectorOperators.I2F, F8, 0))
                         .intoArray(scales, 0);

@@ -26,8 +26,8 @@ import java.util.Arrays;
  * ({@code columns[k * LANES + b]}), and each weight row, decoded as stored, multiplies them one column
  * at a time. Packing a panel costs as much as the products of a handful of rows. The narrow kernel
  * computes every output by the same chain of fused multiply-adds, so a row gets the same bits from
- * either kernel. (Broadcasting a panel's columns against the transposed rows instead measured slower
- * still for one to eight rows, session 12: a broadcast per weight and column.)
+ * either kernel. (Broadcasting a panel's columns against the transposed rows instead, a broadcast
+ * per weight and column, measured slower at eight rows and no faster below, session 12.)
  *
  * <p>With few rows, decoding the panels is a large part of the work: matrices with an interleaved copy
  * decode a panel a column of eight rows at a time ({@link MappedMatrix#decodePanel}), the others row by
