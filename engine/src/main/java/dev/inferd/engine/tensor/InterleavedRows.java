@@ -37,10 +37,16 @@ import java.nio.ByteOrder;
  * speed, session 8). For the same reason the integer sums convert to floats with a named species
  * ({@code convertShape(I2F, F8, 0)}): {@code convert(I2F, 0)} works the species out at run time, and on
  * some starts C2 left that as virtual calls and boxed the kernel. What else runs in the process matters
- * too, since the Vector API's shared methods keep one profile for all their callers: decoding uses the
- * kernels' own conversions where it can. With {@code ZERO_EXTEND_B2I} on the same 8-byte vectors whose
- * {@code B2I} the Q4_K kernel takes, decoding panels first made every kernel run boxed in
- * {@code InterleavedKernelsAllocateNothingTest} (session 12), the symptom of some serve starts.
+ * too, since the Vector API's shared methods keep one profile for all their callers. A zero-extending
+ * conversion ({@code ZERO_EXTEND_*}) ends, inside the JDK's shared {@code AbstractVector.convert0}, in a
+ * virtual call on what the conversion intrinsic returns, which C2 resolves from that one call site's
+ * profile: the Q4_0 and Q4_K kernels take {@code ZERO_EXTEND_B2S} (16 bytes to 16 shorts), and once
+ * anything else in the process had zero-extended to another class (the row and panel decodings took
+ * {@code ZERO_EXTEND_B2I} and {@code ZERO_EXTEND_S2I}), a kernel compiled afterwards could run boxed:
+ * some serve starts decoded 30-60% slower (Q4_0 2 of 6 starts in session 12, none of 5 after the change,
+ * session 13). So {@code ZERO_EXTEND_B2S} to 16 shorts is the engine's only zero-extension; everything
+ * else sign-extends ({@code B2I}, {@code S2I}: plain casts, with no such call) and masks.
+ * {@code InterleavedKernelsAllocateNothingTest} checks the kernels in a fresh JVM after prompt products.
  *
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
  * steps is split into pre-, main and post-loops with the segment's long range checks recomputed
@@ -219,7 +225,8 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     final void nibbleStepToPanel(long at, int offset, float[] scales, float[] panel, int column, int stride) {
         var scale = FloatVector.fromArray(F8, scales, 0);
         var min = FloatVector.fromArray(F8, scales, GROUP);
-        var pairs = (IntVector) ShortVector.fromMemorySegment(S8, data, at, LE).convertShape(VectorOperators.ZERO_EXTEND_S2I, I8, 0);
+        // S2I rather than ZERO_EXTEND_S2I (see the class doc); every nibble is masked, so the sign bits never show
+        var pairs = (IntVector) ShortVector.fromMemorySegment(S8, data, at, LE).convertShape(VectorOperators.S2I, I8, 0);
         ((FloatVector) pairs.and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
                 .mul(scale).sub(min).intoArray(panel, column);
         ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 8).and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))

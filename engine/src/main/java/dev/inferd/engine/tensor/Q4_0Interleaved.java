@@ -279,12 +279,13 @@ final class Q4_0Interleaved extends InterleavedRows {
             long block = blockAt(row, firstBlock + k);
             var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
             var bytes = rowBytes(block + SCALE_BYTES, r);
-            var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
-            var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
+            // B2I and masks rather than ZERO_EXTEND_B2I: see InterleavedRows
+            var q0 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 0);
+            var q1 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 1);
             ((FloatVector) q0.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset);
             ((FloatVector) q1.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 8);
-            ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 16);
-            ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 24);
+            ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 16);
+            ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 24);
         }
     }
 }

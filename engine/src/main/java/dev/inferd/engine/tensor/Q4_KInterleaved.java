@@ -223,12 +223,13 @@ final class Q4_KInterleaved extends InterleavedRows {
                 var min = FloatVector.broadcast(F8, dmin * (data.get(BYTE, block + MINS_AT + GROUP * j + r) & 0xFF));
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
                 var bytes = rowBytes(steps, r);
-                var q0 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 0);
-                var q1 = (IntVector) bytes.convertShape(VectorOperators.ZERO_EXTEND_B2I, I8, 1);
+                // B2I and masks rather than ZERO_EXTEND_B2I: see InterleavedRows
+                var q0 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 0);
+                var q1 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 1);
                 ((FloatVector) q0.and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset);
                 ((FloatVector) q1.and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 8);
-                ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 16);
-                ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 24);
+                ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 16);
+                ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 24);
             }
         }
     }

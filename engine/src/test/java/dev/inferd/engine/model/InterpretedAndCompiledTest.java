@@ -1,5 +1,6 @@
 package dev.inferd.engine.model;
 
+import dev.inferd.engine.OwnJvm;
 import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.synthetic.SyntheticModel;
@@ -10,12 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,22 +68,7 @@ class InterpretedAndCompiledTest {
 
     /** {@link #fingerprint} in a JVM of its own with this one's flags and {@code -Xint}. */
     private static String interpreted(Path model) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElseThrow());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> !a.startsWith("-agentlib") && !a.startsWith("-javaagent")).toList());
-        command.addAll(List.of("-Xint", "-cp", System.getProperty("java.class.path"), Interpreted.class.getName(), model.toString()));
-        Process p = new ProcessBuilder(command).redirectErrorStream(false).start();
-        p.getOutputStream().close();
-        byte[] err = new byte[0];
-        if (!p.waitFor(5, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new AssertionError("the interpreted run took over five minutes");
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        err = p.getErrorStream().readAllBytes();
-        assertThat(p.exitValue()).as("interpreted run: %s", new String(err, StandardCharsets.UTF_8)).isZero();
-        String[] lines = out.split("\n");
+        String[] lines = OwnJvm.run(Interpreted.class, List.of("-Xint"), model.toString()).strip().split("\n");
         return lines[lines.length - 1].strip();
     }
 

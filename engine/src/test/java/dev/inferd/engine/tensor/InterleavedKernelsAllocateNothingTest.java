@@ -1,6 +1,8 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.OwnJvm;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -8,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,6 +42,48 @@ class InterleavedKernelsAllocateNothingTest {
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void compiledPanelDecodingAllocatesNothing(GGMLType type) {
         assertKernelAllocatesNothing(type, Kernel.PANEL);
+    }
+
+    /**
+     * The Vector API's shared methods keep one profile for all their callers, so the products that run
+     * before a kernel first compiles (a server's prompts) can change how C2 compiles it: after prompts of
+     * a few rows, whose row decoding then converted with {@code ZERO_EXTEND_B2I}, the Q4_K kernel ran
+     * boxed in three of five fresh JVMs (session 13). A JVM of its own runs prompt products of all four
+     * types, of a few rows and of whole panels, before any kernel has run, then checks the kernels.
+     */
+    @Test
+    void kernelsCompiledAfterPromptProductsAllocateNothing() throws Exception {
+        OwnJvm.run(AfterPromptProducts.class, List.of());
+    }
+
+    /** The other JVM's side of {@link #kernelsCompiledAfterPromptProductsAllocateNothing}. */
+    public static final class AfterPromptProducts {
+        private static final long PROMPT_NANOS = 6_000_000_000L;
+
+        public static void main(String[] args) {
+            GGMLType[] types = {GGMLType.Q8_0, GGMLType.Q4_0, GGMLType.Q4_K, GGMLType.Q6_K};
+            int rows = 32, cols = 2048;
+            WeightMatrix[] matrices = new WeightMatrix[types.length];
+            for (int t = 0; t < types.length; t++) {
+                byte[] bytes = Quantizer.randomBlocks(types[t], rows * cols / types[t].blockSize(), 7, 1f);
+                matrices[t] = WeightMatrix.of(types[t], rows, cols, MemorySegment.ofArray(bytes));
+            }
+            float[] x = QuantizerTest.randomValues(TiledProduct.WIDTH * cols, 9);
+            float[] out = new float[TiledProduct.WIDTH * rows];
+            float[] row = new float[cols];
+            long end = System.nanoTime() + PROMPT_NANOS;
+            while (System.nanoTime() < end) {
+                for (WeightMatrix m : matrices) {
+                    m.multiply(x, 4, out, 4);
+                    m.multiply(x, TiledProduct.WIDTH, out, TiledProduct.WIDTH);
+                    m.dequantizeRow(5, row, 0);
+                }
+            }
+            for (GGMLType type : types) {
+                assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
+                assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
+            }
+        }
     }
 
     /** What the test calls: the kernel for one activation row, for two, or the decoding of prompt panels. */
