@@ -119,6 +119,30 @@ final class BlockPool {
         return block;
     }
 
+    /** A registered block whose first {@code length} tokens continue a prefix, or none ({@code length} 0). */
+    record PartialMatch(int block, int length) {
+    }
+
+    /**
+     * The registered block after the prefix hashed {@code parent} whose first tokens match the most of
+     * {@code source[from ..from + maxLength)}: a prompt that stops inside a cached block, or leaves it,
+     * can still take its first positions. Looks at every block: a few thousand at most, once a request.
+     */
+    PartialMatch longestPartialMatch(long parent, int[] source, int from, int maxLength) {
+        int best = NONE, bestLength = 0;
+        for (int block = 0; block < refCount.length; block++) {
+            if (!registered[block] || parents[block] != parent) continue;
+            int[] own = tokens[block];
+            int n = 0;
+            while (n < maxLength && n < own.length && own[n] == source[from + n]) n++;
+            if (n > bestLength) {
+                best = block;
+                bestLength = n;
+            }
+        }
+        return new PartialMatch(best, bestLength);
+    }
+
     /** Makes a full block findable by its prefix; false when another block already holds that prefix. */
     boolean register(int block, long hash, long parent, int[] source, int from, int length) {
         if (registered[block] || index.containsKey(hash)) return false;

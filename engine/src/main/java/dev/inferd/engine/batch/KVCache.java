@@ -136,7 +136,7 @@ public final class KVCache {
             if (pool.refCount(block) > 1) {
                 int own = allocate();
                 if (own < 0) return false;
-                copyBlock(block, own);
+                copyPositions(block, own, blockSize);
                 pool.release(block);
                 table[b] = own;
             } else if (pool.isRegistered(block)) {
@@ -208,10 +208,14 @@ public final class KVCache {
     }
 
     /**
-     * Gives an empty sequence the cached blocks that hold a prefix of {@code tokens}: whole blocks only,
-     * and only within the first {@code maxPositions} positions.
+     * Gives an empty sequence the cached blocks that hold a prefix of {@code tokens}, within the first
+     * {@code maxPositions} positions: whole blocks shared, and then the first positions of a cached block
+     * that the prefix goes on into, copied into a block of the sequence's own (llama.cpp's server reuses
+     * a slot's previous prompt to the token; a repeated prompt of a chat client otherwise recomputed up
+     * to a block's worth of tokens, the prompt's tail). The copied positions hold what the cached
+     * block's writer computed for the same tokens after the same prefix.
      *
-     * @return the positions now held (a multiple of the block size)
+     * @return the positions now held
      */
     public int attachCachedPrefix(int sequence, int[] tokens, int maxPositions) {
         checkSequence(sequence);
@@ -231,7 +235,24 @@ public final class KVCache {
         blockCounts[sequence] = b;
         lengths[sequence] = b * blockSize;
         committed[sequence] = b;
-        return b * blockSize;
+        int rest = Math.min(Math.min(maxPositions, tokens.length), contextLength) - b * blockSize;
+        if (rest > 0) attachPartOfCachedBlock(sequence, tokens, b, parent, Math.min(rest, blockSize));
+        return lengths[sequence];
+    }
+
+    /** The first positions of the cached block that continues the prefix, up to {@code maxLength}, copied into logical block {@code b}. */
+    private void attachPartOfCachedBlock(int sequence, int[] tokens, int b, long parent, int maxLength) {
+        BlockPool.PartialMatch match = pool.longestPartialMatch(parent, tokens, b * blockSize, maxLength);
+        if (match.length() == 0) return;
+        pool.retain(match.block()); // so that the allocation cannot evict it
+        int own = allocate();
+        if (own >= 0) {
+            copyPositions(match.block(), own, match.length());
+            tables[sequence][b] = own;
+            blockCounts[sequence] = b + 1;
+            lengths[sequence] = b * blockSize + match.length();
+        }
+        pool.release(match.block());
     }
 
     /**
@@ -262,10 +283,12 @@ public final class KVCache {
         return block;
     }
 
-    private void copyBlock(int from, int to) {
+    /** The first {@code positions} positions of block {@code from}, every layer, into block {@code to}. */
+    private void copyPositions(int from, int to, int positions) {
+        int floats = positions * kvLength;
         for (int l = 0; l < layers; l++) {
-            System.arraycopy(keys[l][from], 0, keys[l][to], 0, keys[l][from].length);
-            System.arraycopy(values[l][from], 0, values[l][to], 0, values[l][from].length);
+            System.arraycopy(keys[l][from], 0, keys[l][to], 0, floats);
+            System.arraycopy(values[l][from], 0, values[l][to], 0, floats);
         }
     }
 

@@ -67,9 +67,45 @@ class KVCacheTest {
         assertThat(c.usedBlocks()).isEqualTo(2);
         int[] otherStart = {2, 2, 3, 4, 5, 6, 7, 8};
         assertThat(c.attachCachedPrefix(3, otherStart, 8)).isZero();
-        // the limit keeps the last prompt token for the model
+        // the limit keeps the last prompt token for the model: one whole block, then three positions
+        // of the next one copied
         c.clear(1);
-        assertThat(c.attachCachedPrefix(1, same, 7)).isEqualTo(4);
+        assertThat(c.attachCachedPrefix(1, same, 7)).isEqualTo(7);
+    }
+
+    @Test
+    void aPromptThatStopsInsideACachedBlockTakesACopyOfItsFirstPositions() {
+        KVCache c = cache(8);
+        int[] tokens = {1, 2, 3, 4, 5, 6, 7, 8};
+        write(c, 0, 0, 8, 100);
+        c.commitFullBlocks(0, tokens);
+        c.clear(0);
+
+        int[] shorter = {1, 2, 3, 4, 5, 6, 42, 43};
+        assertThat(c.attachCachedPrefix(1, shorter, shorter.length - 1)).isEqualTo(6);
+        assertThat(keyAt(c, 1, 4)).isEqualTo(104);
+        assertThat(keyAt(c, 1, 5)).isEqualTo(105);
+        write(c, 1, 6, 8, 200);
+        assertThat(keyAt(c, 1, 6)).isEqualTo(206);
+
+        // the cached block is untouched and still found whole
+        assertThat(c.attachCachedPrefix(2, tokens, 8)).isEqualTo(8);
+        assertThat(keyAt(c, 2, 6)).isEqualTo(106);
+        assertThat(c.blockTable(1)[1]).as("sequence 1's copy").isNotEqualTo(c.blockTable(2)[1]);
+        // a prefix that leaves the block at once takes nothing of it
+        int[] other = {1, 2, 3, 4, 9, 9, 9};
+        assertThat(c.attachCachedPrefix(3, other, 7)).isEqualTo(4);
+    }
+
+    @Test
+    void withNoBlockLeftForTheCopyOnlyWholeBlocksAreAttached() {
+        KVCache c = cache(2);
+        int[] tokens = {1, 2, 3, 4, 5, 6, 7, 8};
+        write(c, 0, 0, 8, 0);
+        c.commitFullBlocks(0, tokens);
+        // sequence 0 still holds both blocks: the copy finds no block, and the cached one is not taken
+        assertThat(c.attachCachedPrefix(1, new int[] {1, 2, 3, 4, 5, 6, 0}, 7)).isEqualTo(4);
+        assertThat(c.usedBlocks()).isEqualTo(2);
     }
 
     @Test
