@@ -6,10 +6,11 @@ package dev.inferd.engine.batch;
  * {@code contextLength} positions. Each sequence has a block table (its logical blocks to pool
  * blocks), so memory follows the tokens actually held, not the context length.
  *
- * <p>Blocks are shared, never copied up front: {@link #copy} gives another sequence the same blocks
- * (n choices of one prompt), and {@link #attachCachedPrefix} gives a new sequence the blocks an
- * earlier sequence wrote for the same tokens (the prefix cache, see {@link BlockPool}). A write into a
- * block that someone else also holds first copies it (copy-on-write). Writes go through
+ * <p>Whole blocks are shared, never copied up front: {@link #copy} gives another sequence the same
+ * blocks (n choices of one prompt), and {@link #attachCachedPrefix} gives a new sequence the blocks an
+ * earlier sequence wrote for the same tokens (the prefix cache, see {@link BlockPool}); only the first
+ * positions of a cached block that its prompt goes on into are copied, into a block of its own. A
+ * write into a block that someone else also holds first copies it (copy-on-write). Writes go through
  * {@link #ensureWritable} / {@link #prepareWrite}; only those allocate.
  *
  * <p>Storage: per layer and block one F32 array of {@code blockSize * kvLength} floats, position-major
