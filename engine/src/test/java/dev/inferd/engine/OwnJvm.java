@@ -1,9 +1,13 @@
 package dev.inferd.engine;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,23 +31,30 @@ public final class OwnJvm {
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).start();
         p.getOutputStream().close();
-        // read both streams to the end before waiting, so that a full pipe cannot stall the child
-        var err = p.getErrorStream();
-        var errText = new StringBuilder();
-        Thread errReader = Thread.ofVirtual().start(() -> {
-            try {
-                errText.append(new String(err.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (java.io.IOException ignored) {
-                // the child's end closed; what was read is kept
-            }
-        });
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        // both streams are drained beside the wait, so that neither a full pipe nor a child that hangs
+        // with its streams open can outlast the deadline
+        CompletableFuture<String> out = drain(p.getInputStream());
+        CompletableFuture<String> err = drain(p.getErrorStream());
         if (!p.waitFor(5, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new AssertionError(main.getSimpleName() + " took over five minutes");
         }
-        errReader.join();
-        assertThat(p.exitValue()).as("%s in a JVM of its own: %s%s", main.getSimpleName(), out, errText).isZero();
-        return out;
+        assertThat(p.exitValue()).as("%s in a JVM of its own: %s%s", main.getSimpleName(), out.join(), err.join()).isZero();
+        return out.join();
+    }
+
+    /** A stream read to its end on a virtual thread; what was read before an error is kept. */
+    private static CompletableFuture<String> drain(InputStream in) {
+        var text = new CompletableFuture<String>();
+        Thread.ofVirtual().start(() -> {
+            var bytes = new ByteArrayOutputStream();
+            try {
+                in.transferTo(bytes);
+            } catch (IOException ignored) {
+                // the child's end closed
+            }
+            text.complete(bytes.toString(StandardCharsets.UTF_8));
+        });
+        return text;
     }
 }

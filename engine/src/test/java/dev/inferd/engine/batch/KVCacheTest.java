@@ -21,6 +21,13 @@ class KVCacheTest {
         }
     }
 
+    /** Sequence 0 writes {@code tokens} (keys {@code value + p}), offers its full blocks to the prefix cache and lets them go. */
+    private static void cacheThroughSequence0(KVCache c, int[] tokens, float value) {
+        write(c, 0, 0, tokens.length, value);
+        c.commitFullBlocks(0, tokens);
+        c.clear(0);
+    }
+
     private static float keyAt(KVCache c, int seq, int p) {
         return c.keyBlock(1, c.blockTable(seq)[p / BS])[(p % BS) * 3];
     }
@@ -50,9 +57,7 @@ class KVCacheTest {
     void fullBlocksAreFoundAgainByTheirPrefix() {
         KVCache c = cache(8);
         int[] tokens = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-        write(c, 0, 0, 10, 0);
-        c.commitFullBlocks(0, tokens);
-        c.clear(0);
+        cacheThroughSequence0(c, tokens, 0);
         assertThat(c.cachedBlocks()).isEqualTo(2);
         assertThat(c.usedBlocks()).isZero();
 
@@ -77,9 +82,7 @@ class KVCacheTest {
     void aPromptThatStopsInsideACachedBlockTakesACopyOfItsFirstPositions() {
         KVCache c = cache(8);
         int[] tokens = {1, 2, 3, 4, 5, 6, 7, 8};
-        write(c, 0, 0, 8, 100);
-        c.commitFullBlocks(0, tokens);
-        c.clear(0);
+        cacheThroughSequence0(c, tokens, 100);
 
         int[] shorter = {1, 2, 3, 4, 5, 6, 42, 43};
         assertThat(c.attachCachedPrefix(1, shorter, shorter.length - 1)).isEqualTo(6);
