@@ -121,6 +121,11 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
         return true;
     }
 
+    @Override
+    final boolean decodesPanels() {
+        return interleaved != null;
+    }
+
     /**
      * {@link #dequantize} from the stored weights: plain scalar decoding, bit for bit ggml's. Q8_0 and
      * Q4_0, which {@link ReferenceDequantizer} leaves out, decode with vectors.

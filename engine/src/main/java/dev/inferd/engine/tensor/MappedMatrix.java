@@ -127,6 +127,11 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
         return false;
     }
 
+    /** Whether {@link #decodePanel} takes every whole panel of this matrix (rows from a multiple of 16, 16 wide). */
+    boolean decodesPanels() {
+        return false;
+    }
+
     @Override
     public final void dequantizeRow(int row, float[] out, int offset) {
         dequantize(row * rowBytes, cols, out, offset);

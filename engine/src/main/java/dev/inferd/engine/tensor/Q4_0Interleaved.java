@@ -263,7 +263,7 @@ final class Q4_0Interleaved extends InterleavedRows {
         Arrays.fill(scales, GROUP, 2 * GROUP, 0f);
         for (int k = 0; k < blockCount; k++) {
             long block = blockAt(group * GROUP, firstBlock + k);
-            MemorySegment.copy(data, FLOAT, block, scales, 0, GROUP);
+            FloatVector.fromMemorySegment(F8, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
                 nibbleStepToPanel(block + SCALE_BYTES + (long) s * STEP_BYTES, 8, scales, panel, column + 2 * s * stride, stride);

@@ -121,7 +121,7 @@ final class Q8_0Interleaved extends InterleavedRows {
         float[] scales = PANEL_SCALES.get();
         for (int k = 0; k < blockCount; k++) {
             long block = blockAt(group * GROUP, firstBlock + k);
-            MemorySegment.copy(data, FLOAT, block, scales, 0, GROUP);
+            FloatVector.fromMemorySegment(F8, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
                 signedStepToPanel(block + SCALE_BYTES + (long) s * STEP_BYTES, scales, panel, column + 2 * s * stride, stride);

@@ -21,17 +21,19 @@ import java.util.Arrays;
  * batch's end and weight rows past the matrix's end are computed from zeros in scratch tiles and
  * dropped.
  *
- * <p>A few prompt rows (at most one vector's lanes: the end of a prompt, a short chat turn) take a
- * narrow kernel instead, whose lanes run along the batch: the rows are transposed once
+ * <p>Panels are packed column by column straight from an interleaved copy where the matrix has one
+ * ({@link MappedMatrix#decodesPanels}): a column of eight rows is a few vector operations. Other matrices
+ * pack a panel row by row, a scatter that costs as much as the products of a handful of rows, so a
+ * few prompt rows (at most one vector's lanes: the end of a prompt, a short chat turn) take a narrow
+ * kernel there instead, whose lanes run along the batch: the rows are transposed once
  * ({@code columns[k * LANES + b]}), and each weight row, decoded as stored, multiplies them one column
- * at a time. Packing a panel costs as much as the products of a handful of rows. The narrow kernel
- * computes every output by the same chain of fused multiply-adds, so a row gets the same bits from
- * either kernel. (Broadcasting a panel's columns against the transposed rows instead, a broadcast
- * per weight and column, measured slower at eight rows and no faster below, session 12.)
- *
- * <p>With few rows, decoding the panels is a large part of the work: matrices with an interleaved copy
- * decode a panel a column of eight rows at a time ({@link MappedMatrix#decodePanel}), the others row by
- * row. Session 12: a 16-token prompt of the 1B Q4_0, 14.8 -> 26.8 tokens/s.
+ * at a time. The narrow kernel computes every output by the same chain of fused multiply-adds, so a
+ * row gets the same bits from either kernel. With an interleaved copy the panels win at every batch
+ * size (session 14, one thread, a 2048 x 2048 product: 1, 4 and 8 rows of Q4_0 at 2.2, 9.4 and 12.7
+ * GMAC/s against the narrow kernel's 1.2, 4.5 and 11.2; Q8_0, Q4_K and Q6_K alike), since the narrow
+ * kernel's four chains wait on their fused multiply-adds and a lone row fills one lane of eight.
+ * (Broadcasting a panel's columns against the transposed rows instead, a broadcast per weight and
+ * column, measured slower at eight rows and no faster below, session 12.)
  *
  * <p>One per calling thread (in its {@link MappedMatrix.Job}); tasks split the panels (or the weight
  * rows), and each task's scratch is its worker thread's.
@@ -73,7 +75,7 @@ final class TiledProduct implements WorkerPool.Task {
     }
 
     private boolean narrow() {
-        return batch <= LANES;
+        return batch <= LANES && !matrix.decodesPanels();
     }
 
     private void transpose() {
