@@ -5,6 +5,7 @@ import dev.inferd.engine.model.Model;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -16,6 +17,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * to {@link Config#stepTokens()} prompt positions, so a long prompt delays the other streams by one
  * chunk at most. Requests join between steps (from a bounded queue) and leave when their last choice
  * ends or they are cancelled; their blocks go back to the pool at once.
+ *
+ * <p>Prompts that arrive together often share a prefix no earlier request left in the cache (a
+ * chat template's header, an application's system prompt). A prompt that has computed nothing of its
+ * own waits while an older one computes at least a block's worth of their common prefix, then takes it
+ * from the cache like any cached prefix (to the token): the prefix is computed once, not once per
+ * request. It waits for prompt positions only (never for another sequence's generated tokens), and
+ * the blocks it takes hold the bits it would have computed (the prompt path is batch-invariant).
  *
  * <p>Memory: KV blocks come only from the pool. A request is admitted when the pool can hold its
  * prompt; if the pool runs dry later, the youngest sequence is preempted: its blocks are released
@@ -241,6 +249,7 @@ public final class Scheduler implements AutoCloseable {
     private void step() {
         dropCancelled();
         admit();
+        attachPrefixesComputedMeanwhile();
         planStep();
         if (plan.isEmpty()) return;
         Logits logits;
@@ -332,9 +341,48 @@ public final class Scheduler implements AutoCloseable {
         // The last prompt token always runs: its logits start the generation.
         int hit = cache.attachCachedPrefix(first.sequence, prompt, prompt.length - 1);
         first.computed = hit;
+        first.fresh = true;
         r.cachedPromptTokens = hit;
         cachedPromptTokens += hit;
         running.add(r);
+    }
+
+    /** Slots that waited in the last step for an older prompt's prefix: what the cache holds of theirs now. */
+    private void attachPrefixesComputedMeanwhile() {
+        for (RequestState r : running) {
+            SequenceSlot s = r.slots[0];
+            if (!s.awaitingPrefix) continue;
+            s.awaitingPrefix = false;
+            if (s.state != SequenceSlot.State.ACTIVE || !s.fresh) continue;
+            cache.clear(s.sequence); // its blocks stay cached: attaching takes them back
+            int hit = cache.attachCachedPrefix(s.sequence, s.tokens(), s.size() - 1);
+            cachedPromptTokens += hit - r.cachedPromptTokens;
+            r.cachedPromptTokens = hit;
+            s.computed = hit;
+        }
+    }
+
+    /**
+     * Whether an older active prompt is still computing at least a block's worth of positions that
+     * {@code s}'s prompt shares with it: then {@code s} is better off taking them from the cache once
+     * they are there. The older prompt's block that holds the end of the common part counts too (it
+     * is copied to the token once full), unless that prompt ends inside it.
+     */
+    private boolean olderPromptComputesSharedPrefix(SequenceSlot s, List<SequenceSlot> active) {
+        if (!s.fresh) return false;
+        int blockSize = config.blockSize();
+        for (SequenceSlot t : active) {
+            if (t.age >= s.age || t.state != SequenceSlot.State.ACTIVE) continue;
+            int promptLength = t.owner.request.prompt().length;
+            if (t.computed >= promptLength) continue;
+            int limit = Math.min(s.size() - 1, promptLength);
+            if (limit - s.computed < blockSize) continue;
+            int shared = Arrays.mismatch(s.tokens(), 0, limit, t.tokens(), 0, limit);
+            if (shared < 0) shared = limit;
+            int ready = Math.min(Math.ceilDiv(shared, blockSize) * blockSize, promptLength);
+            if (shared - s.computed >= blockSize && t.computed < ready) return true;
+        }
+        return false;
     }
 
     /** Decoding sequences first (one position each), then prompt chunks, oldest first in both. */
@@ -351,9 +399,14 @@ public final class Scheduler implements AutoCloseable {
         for (boolean decodePass : new boolean[] {true, false}) {
             for (SequenceSlot s : active) {
                 if (s.state != SequenceSlot.State.ACTIVE || (s.pending() == 1) != decodePass) continue;
+                if (!decodePass && olderPromptComputesSharedPrefix(s, active)) {
+                    s.awaitingPrefix = true;
+                    continue;
+                }
                 int count = decodePass ? 1 : Math.min(s.pending(), promptBudget);
                 if (count == 0 || !reserve(s, count)) continue;
                 plan.add(new Item(s, s.computed, count));
+                s.fresh = false;
                 if (!decodePass) promptBudget -= count;
             }
         }
@@ -392,6 +445,7 @@ public final class Scheduler implements AutoCloseable {
     private void pause(SequenceSlot slot) {
         cache.clear(slot.sequence);
         slot.computed = 0;
+        slot.fresh = false;
         slot.state = SequenceSlot.State.PAUSED;
         plan.removeIf(item -> item.slot() == slot);
         int at = 0;

@@ -21,6 +21,13 @@ final class SequenceSlot {
     /** Positions whose keys and values are in the cache. */
     int computed;
     State state;
+    /**
+     * Admitted, and holding only what the prefix cache gave it: such a slot may wait for an older
+     * prompt that is computing the same prefix, then take that from the cache (see {@code Scheduler}).
+     */
+    boolean fresh;
+    /** Skipped by the last step's plan to wait for an older prompt's prefix: look in the cache again. */
+    boolean awaitingPrefix;
 
     SequenceSlot(RequestState owner, int choice, int sequence, long age, State state) {
         this.owner = owner;

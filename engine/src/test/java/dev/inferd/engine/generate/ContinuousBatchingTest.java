@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
@@ -210,6 +211,54 @@ class ContinuousBatchingTest {
             assertThat(g.stats().cachedPromptTokens()).isEqualTo(result.cachedPromptTokens());
             assertThat(second.ids()).isEqualTo(soloIds(shared + " and a dog.", 30, SamplingParams.GREEDY));
         }
+    }
+
+    @Test
+    void promptsAdmittedTogetherComputeTheirCommonPrefixOnce() throws Exception {
+        String shared = "Once upon a time, there was a little girl named Lily. She liked to play in the park with her"
+                + " big red ball. One day, she saw a cat";
+        try (var g = open(LocalTextGenerator.Options.DEFAULTS)) {
+            // a first request holds the scheduler thread in its listener until the other two are queued,
+            // so that they are admitted in one step, with nothing of theirs in the cache
+            var gate = new CountDownLatch(1);
+            var holder = new Recorder(1);
+            holder.onEvent = r -> awaitQuietly(gate);
+            GenerationRequest holding = request(g, PROMPTS[1], 1, SamplingParams.GREEDY);
+            Run held = start(g, holding, holder);
+            awaitEvents(holder, 1);
+            GenerationRequest olderRequest = request(g, shared + " on a tree.", 10, SamplingParams.GREEDY);
+            GenerationRequest youngerRequest = request(g, shared + " and a dog.", 10, SamplingParams.GREEDY);
+            Run older = start(g, olderRequest, new Recorder(1));
+            awaitQueued(g, 1);
+            Run younger = start(g, youngerRequest, new Recorder(1));
+            awaitQueued(g, 2);
+            gate.countDown();
+            join(held);
+
+            int common = Arrays.mismatch(olderRequest.prompt(), youngerRequest.prompt());
+            assertThat(common).as("a whole block and part of the next").isGreaterThan(16).matches(c -> c % 16 != 0);
+            assertThat(join(older).cachedPromptTokens()).isZero();
+            assertThat(join(younger).cachedPromptTokens()).isEqualTo(common);
+            assertThat(g.stats().promptTokensProcessed())
+                    .isEqualTo(holding.prompt().length + olderRequest.prompt().length + youngerRequest.prompt().length - common);
+            assertThat(g.stats().cachedPromptTokens()).isEqualTo(common);
+            assertThat(older.recorder().ids()).isEqualTo(soloIds(shared + " on a tree.", 10, SamplingParams.GREEDY));
+            assertThat(younger.recorder().ids()).isEqualTo(soloIds(shared + " and a dog.", 10, SamplingParams.GREEDY));
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitQueued(LocalTextGenerator g, int queued) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (g.stats().queuedRequests() < queued && System.nanoTime() < deadline) Thread.sleep(1);
+        assertThat(g.stats().queuedRequests()).isEqualTo(queued);
     }
 
     @Test
