@@ -40,12 +40,15 @@ import java.nio.ByteOrder;
  * too, since the Vector API's shared methods keep one profile for all their callers. A zero-extending
  * conversion ({@code ZERO_EXTEND_*}) ends, inside the JDK's shared {@code AbstractVector.convert0}, in a
  * virtual call on what the conversion intrinsic returns, which C2 resolves from that one call site's
- * profile: the Q4_0 and Q4_K kernels take {@code ZERO_EXTEND_B2S} (16 bytes to 16 shorts), and once
- * anything else in the process had zero-extended to another class (the row and panel decodings took
- * {@code ZERO_EXTEND_B2I} and {@code ZERO_EXTEND_S2I}), a kernel compiled afterwards could run boxed:
- * some serve starts decoded 30-60% slower (Q4_0 2 of 6 starts in session 12, none of 5 after the change,
- * session 13). So {@code ZERO_EXTEND_B2S} to 16 shorts is the engine's only zero-extension; everything
- * else sign-extends ({@code B2I}, {@code S2I}: plain casts, with no such call) and masks.
+ * profile: once anything else in the process had zero-extended to another class (the row and panel
+ * decodings took {@code ZERO_EXTEND_B2I} and {@code ZERO_EXTEND_S2I}), a Q4_0 or Q4_K kernel compiled
+ * afterwards (they took {@code ZERO_EXTEND_B2S}) could run boxed: some serve starts decoded 30-60%
+ * slower (Q4_0 2 of 6 starts in session 12, none of 5 once the decodings sign-extended, session 13).
+ * Even with the kernels the only zero-extension left, a test JVM that had run other tests first (an F16
+ * model's forward passes among them) found the Q4_0 and Q4_K kernels boxed (one run in a few, session
+ * 14). So nothing in the engine zero-extends: everything sign-extends ({@code B2S}, {@code B2I},
+ * {@code S2I}: plain casts, with no such call) and masks, the nibble kernels at the cost of one mask
+ * more per step for the high nibbles (within the noise of a one-thread 2048 x 2048 product, session 14).
  * {@code InterleavedKernelsAllocateNothingTest} checks the kernels in a fresh JVM after prompt products.
  *
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
