@@ -113,7 +113,7 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
     @Override
     final boolean decodePanel(int r0, int width, int k0, int depth, float[] panel, int stride) {
         int g = InterleavedRows.GROUP;
-        if (interleaved == null || r0 % g != 0 || width % g != 0) return false;
+        if (!decodesPanels() || r0 % g != 0 || width % g != 0) return false;
         int blockSize = type().blockSize();
         for (int lane = 0; lane < width; lane += g) {
             interleaved.decodePanel((r0 + lane) / g, k0 / blockSize, depth / blockSize, panel, stride, lane);

@@ -69,8 +69,9 @@ final class Q4_0Interleaved extends InterleavedRows {
             ShortVector w0, w1, low, high;
             // the eight steps written out, nothing but Vector API calls (see InterleavedRows): as a loop
             // over the steps it measured 1.45x slower, the loop's set-up and range checks around every block.
-            // The high nibble by a shift of shorts: its count goes through a register, yet it measured as
-            // fast as shifting ints and masking, and it is three calls fewer against C2's inlining budget
+            // The bytes sign-extend (B2S, not ZERO_EXTEND_B2S: see InterleavedRows), so both nibbles are
+            // masked; the high one by a shift of shorts: its count goes through a register, yet it measured
+            // as fast as shifting ints, and it is fewer calls against C2's inlining budget
             w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0, LE).convertShape(VectorOperators.B2S, S16, 0);
             w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1, LE).convertShape(VectorOperators.B2S, S16, 0);
             low = (ShortVector) IntVector.broadcast(I8, pairs[p + 0]).reinterpretAsShorts();

@@ -99,7 +99,7 @@ final class Q4_KInterleaved extends InterleavedRows {
         // one loop over the row's sub-blocks, the super-block's float step on every eighth: nested in a
         // loop over super-blocks, the sub-block loop was split into pre-, main and post-loops with the
         // range checks redone around it, and ran at 0.55x (session 11). The steps are written out as in
-        // Q4_0Interleaved; the high nibble by a shift of shorts, exact on zero-extended bytes
+        // Q4_0Interleaved, with the bytes sign-extended and both nibbles masked
         for (int i = b * blocks * SUB_BLOCKS, end = i + blocks * SUB_BLOCKS; i < end; i++) {
             int j = i & (SUB_BLOCKS - 1);
             int p = i * (SUB_BLOCK / 2);
