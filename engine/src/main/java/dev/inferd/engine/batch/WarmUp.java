@@ -2,10 +2,11 @@ package dev.inferd.engine.batch;
 
 import dev.inferd.engine.model.Model;
 
+import java.lang.management.ManagementFactory;
 import java.util.function.BooleanSupplier;
 
 /**
- * A throwaway sequence run through the model before the first request, so that the first request
+ * Throwaway sequences run through the model before the first request, so that the first request
  * finds the kernels compiled: until C2 has compiled them, the Vector API runs as Java code, and a
  * server's first 64-token request on a 1B model took 10.6 s against 5.4 s for the next ones. llama.cpp
  * runs a warm-up decode at start for its own reasons (page-in, caches); here it is the JIT's.
@@ -15,39 +16,72 @@ import java.util.function.BooleanSupplier;
  * not depend on it: a pass gives the same bits interpreted and compiled ({@code InterpretedAndCompiledTest}).
  */
 final class WarmUp {
-    /** Prompt tokens, then generated tokens, of the throwaway sequence. */
-    static final int PROMPT = 16;
-    static final int GENERATED = 48;
     /**
-     * Sequences that join the second half of the generated tokens, so that the kernels for a batch of
-     * generated tokens compile too (two activation rows at a time, and the one left over): left for the
-     * first concurrent requests, the two-row kernel ran as Java code for some 10 s of a load test.
+     * Passes of generated tokens before the prompt, at most and at least: they run until one allocates
+     * less than {@link #COMPILED_PASS_BYTES} (the kernels for generated tokens compiled by C2) or the most.
+     * They come first because C2 compiles a kernel from the Vector API's shared profiles as they are at
+     * that moment: on AVX-512, kernels compiled after prompt products ran boxed in most fresh JVMs
+     * (session 15: {@code InterleavedKernelsAllocateNothingTest} 4 of 6), and 2 of 4 server starts
+     * allocated some 20 GB over a 64-token request; compiled first, they stayed allocation-free after
+     * prompt products (5 of 5).
+     */
+    static final int GENERATED = 48;
+    static final int GENERATED_AT_LEAST = 8;
+    /** Run as Java code or boxed, a pass of the kernels allocates hundreds of megabytes on a 1B model. */
+    static final long COMPILED_PASS_BYTES = 1 << 20;
+    /**
+     * Prompt tokens of the second sequence. Fourteen are two tiles of six and a tail of two, so that both
+     * tile kernels of the prompt product compile: with 16 (a tail of four, the six-row kernel), a first
+     * request whose prompt ended in a tail of one or two rows ran the two-row kernel as Java code, 0.7 GB
+     * of allocations on the 1B model (session 15).
+     */
+    static final int PROMPT = 14;
+    /** Tokens the prompt's sequence then generates, alone: the one-row path after a prompt. */
+    static final int AFTER_PROMPT = 8;
+    /**
+     * Sequences that decode beside the first, so that the kernels for a batch of generated tokens compile
+     * too (two activation rows at a time, and the one left over): left for the first concurrent requests,
+     * the two-row kernel ran as Java code for some 10 s of a load test.
      */
     static final int COMPANIONS = 2;
 
     private WarmUp() {
     }
 
-    /** Runs the sequence, checking {@code stop} before every pass; returns the passes run. */
+    /** Runs the sequences, checking {@code stop} before every pass; returns the passes run. */
     static int run(Model model, BooleanSupplier stop) {
-        int vocab = model.config().vocabSize();
-        int promptLength = Math.min(PROMPT, model.maxBatch());
         int companions = Math.min(COMPANIONS, model.maxBatch() - 1);
-        var cache = model.newKVCache(1 + companions, promptLength + GENERATED);
+        int promptLength = Math.min(PROMPT, model.maxBatch());
+        int promptSequence = 1 + companions;
+        var cache = model.newKVCache(2 + companions, Math.max(GENERATED, promptLength + AFTER_PROMPT));
+        var next = new Batch(1 + companions);
+        int passes = 0;
+        int token = 1;
+        for (int i = 0; i < GENERATED && !stop.getAsBoolean(); i++) {
+            next.clear();
+            for (int s = 0; s <= companions; s++) next.add(s, i, token, true);
+            long before = allocatedBytes();
+            token = model.forward(next, cache).argmax(0);
+            passes++;
+            if (i + 1 >= GENERATED_AT_LEAST && allocatedBytes() - before < COMPILED_PASS_BYTES) break;
+        }
+        if (stop.getAsBoolean()) return passes;
+        int vocab = model.config().vocabSize();
         int[] prompt = new int[promptLength];
         for (int i = 0; i < promptLength; i++) prompt[i] = (1 + 7 * i) % vocab;
-        if (stop.getAsBoolean()) return 0;
-        int token = model.forward(Batch.ofPrompt(0, 0, prompt), cache).argmax(0);
-        int passes = 1;
-        var next = new Batch(1 + companions);
-        for (int i = 0; i < GENERATED && !stop.getAsBoolean(); i++, passes++) {
+        token = model.forward(Batch.ofPrompt(promptSequence, 0, prompt), cache).argmax(0);
+        passes++;
+        for (int i = 0; i < AFTER_PROMPT && !stop.getAsBoolean(); i++, passes++) {
             next.clear();
-            next.add(0, promptLength + i, token, true);
-            if (i >= GENERATED / 2) {
-                for (int c = 1; c <= companions; c++) next.add(c, i - GENERATED / 2, token, true);
-            }
+            next.add(promptSequence, promptLength + i, token, true);
             token = model.forward(next, cache).argmax(0);
         }
         return passes;
+    }
+
+    /** Bytes the process's threads have allocated so far (the pool's workers run the kernels), or 0 where the JVM cannot tell. */
+    private static long allocatedBytes() {
+        return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads
+                && threads.isThreadAllocatedMemoryEnabled() ? threads.getTotalThreadAllocatedBytes() : 0;
     }
 }

@@ -30,7 +30,9 @@ import java.util.Map;
  * file. Mapped from the cache, they are file pages like the model's own, and the model's pages of the
  * copied matrices are never read.
  *
- * <p>The file is {@value #MAGIC_TEXT}, then little-endian: the format version, the model file's path
+ * <p>The file is {@value #MAGIC_TEXT}, then little-endian: the format version, the rows in a group of
+ * the copies' layout ({@link InterleavedRows#GROUP}: a cache made on a machine of another vector width
+ * is rebuilt), the model file's path
  * (length and UTF-8 bytes), size and modification time, the count of copies and, per copy, its tensor
  * name (length and UTF-8 bytes), offset and length; then the copies, each at a page boundary. A load uses the cache only when that
  * header is byte for byte the one this version would write for the model file as it is now; anything
@@ -47,7 +49,7 @@ public final class CopyCacheFile implements CopyStore {
     private static final String MAGIC_TEXT = "INFERD-COPIES\n";
     private static final byte[] MAGIC = MAGIC_TEXT.getBytes(StandardCharsets.US_ASCII);
     /** Bumped with any change to a copy's layout or to this file's: an older cache is then rebuilt. */
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
     /** Temporary files older than this were left by a process that died while saving. */
     private static final java.time.Duration ABANDONED = java.time.Duration.ofDays(1);
     private static final long PAGE = 4096;
@@ -71,7 +73,7 @@ public final class CopyCacheFile implements CopyStore {
         this.sizes.putAll(sizes);
         var names = new ByteBuffer[sizes.size()];
         ByteBuffer sourceName = StandardCharsets.UTF_8.encode(source.toString());
-        int headerBytes = MAGIC.length + Integer.BYTES + Integer.BYTES + sourceName.remaining() + 2 * Long.BYTES + Integer.BYTES;
+        int headerBytes = MAGIC.length + 3 * Integer.BYTES + sourceName.remaining() + 2 * Long.BYTES + Integer.BYTES;
         int i = 0;
         for (String name : sizes.keySet()) {
             names[i] = StandardCharsets.UTF_8.encode(name);
@@ -84,7 +86,7 @@ public final class CopyCacheFile implements CopyStore {
         }
         this.fileSize = at;
         var h = ByteBuffer.allocate(headerBytes).order(ByteOrder.LITTLE_ENDIAN);
-        h.put(MAGIC).putInt(FORMAT).putInt(sourceName.remaining()).put(sourceName)
+        h.put(MAGIC).putInt(FORMAT).putInt(InterleavedRows.GROUP).putInt(sourceName.remaining()).put(sourceName)
                 .putLong(sourceSize).putLong(sourceModified).putInt(sizes.size());
         i = 0;
         for (String name : sizes.keySet()) {
@@ -223,7 +225,7 @@ public final class CopyCacheFile implements CopyStore {
         return deleted;
     }
 
-    /** Whether the cache {@code f} is of this format and its model file is still there as it was. */
+    /** Whether the cache {@code f} is of this format and layout and its model file is still there as it was. */
     private static boolean usable(Path f) {
         try (var ch = FileChannel.open(f, StandardOpenOption.READ)) {
             var h = ByteBuffer.allocate((int) Math.min(ch.size(), PAGE)).order(ByteOrder.LITTLE_ENDIAN);
@@ -232,9 +234,9 @@ public final class CopyCacheFile implements CopyStore {
             }
             h.flip();
             byte[] magic = new byte[MAGIC.length];
-            if (h.remaining() < MAGIC.length + 2 * Integer.BYTES) return false;
+            if (h.remaining() < MAGIC.length + 3 * Integer.BYTES) return false;
             h.get(magic);
-            if (!Arrays.equals(magic, MAGIC) || h.getInt() != FORMAT) return false;
+            if (!Arrays.equals(magic, MAGIC) || h.getInt() != FORMAT || h.getInt() != InterleavedRows.GROUP) return false;
             int length = h.getInt();
             if (length < 0 || h.remaining() < length + 2 * Long.BYTES) return false;
             byte[] path = new byte[length];

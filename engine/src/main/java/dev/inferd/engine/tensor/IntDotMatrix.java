@@ -58,7 +58,7 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
         return interleaved != null ? InterleavedRows.ROWS_PER_PASS : 1;
     }
 
-    /** Through the interleaved copy where there is one: sixteen rows a pass, the activation rows two at a time. */
+    /** Through the interleaved copy where there is one: two groups of rows a pass, the activation rows two at a time. */
     @Override
     final void multiplyRows(Job job, int from, int to) {
         if (interleaved == null) {
@@ -109,7 +109,7 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
         interleaved.decode(row, firstBlock, count / blockSize, out, offset);
     }
 
-    /** Whole groups of an interleaved copy go into the panel a column (of eight rows) at a time. */
+    /** Whole groups of an interleaved copy go into the panel a column (of a group's rows) at a time. */
     @Override
     final boolean decodePanel(int r0, int width, int k0, int depth, float[] panel, int stride) {
         int g = InterleavedRows.GROUP;

@@ -61,17 +61,28 @@ import java.nio.ByteOrder;
  * {@code InterleavedKernelsAllocateNothingTest} watches for that.
  */
 abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
-    /** Rows interleaved in a group. */
-    static final int GROUP = 8;
+    /**
+     * Rows interleaved in a group, a lane each: 16 where the machine has 512-bit vectors (AVX-512), else 8.
+     * The kernels' integer products run in 16-bit lanes, two values of every row of the group a vector,
+     * so the group follows the vector width; with 8 rows on an AVX-512 machine the 1B Q4_0 decoded at half
+     * of llama.cpp's speed (session 15). The property {@value #GROUP_PROPERTY} (8 or 16) overrides it, for
+     * tests of the other layout; a copy cache records the group size ({@link CopyCacheFile}).
+     */
+    static final int GROUP = groupRows();
+    static final String GROUP_PROPERTY = "inferd.interleavedGroup";
     /** Rows per {@link #dot}: two groups share each activation broadcast. */
     static final int ROWS_PER_PASS = 2 * GROUP;
-    /** Bytes of a step: two values of each of a group's rows, which the kernels widen to 16 shorts. */
-    static final int STEP_BYTES = 16;
+    /** Bytes of a step: two values of each of a group's rows, which the kernels widen to shorts. */
+    static final int STEP_BYTES = 2 * GROUP;
 
-    static final VectorSpecies<Byte> B8 = ByteVector.SPECIES_64;
-    static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
-    static final VectorSpecies<Short> S8 = ShortVector.SPECIES_128;
-    static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    /** A step's bytes, widened to its shorts; a group's bytes, shorts, ints and floats (a lane a row). */
+    static final VectorSpecies<Byte> STEP_B = GROUP == 16 ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128;
+    static final VectorSpecies<Short> STEP_S = GROUP == 16 ? ShortVector.SPECIES_512 : ShortVector.SPECIES_256;
+    static final VectorSpecies<Byte> GROUP_B = GROUP == 16 ? ByteVector.SPECIES_128 : ByteVector.SPECIES_64;
+    static final VectorSpecies<Short> GROUP_S = GROUP == 16 ? ShortVector.SPECIES_256 : ShortVector.SPECIES_128;
+    static final VectorSpecies<Integer> GROUP_I = GROUP == 16 ? IntVector.SPECIES_512 : IntVector.SPECIES_256;
+    static final VectorSpecies<Float> GROUP_F = GROUP == 16 ? FloatVector.SPECIES_512 : FloatVector.SPECIES_256;
+    /** For decoding one row's values ({@link #decode}), whatever the group. */
     static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
@@ -81,13 +92,23 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
 
-    /** The copy: group after group of eight rows, each group's blocks one after another. */
+    private static int groupRows() {
+        String forced = System.getProperty(GROUP_PROPERTY);
+        if (forced == null) return IntVector.SPECIES_PREFERRED.length() >= 16 ? 16 : 8;
+        return switch (forced) {
+            case "8" -> 8;
+            case "16" -> 16;
+            default -> throw new IllegalArgumentException(GROUP_PROPERTY + " must be 8 or 16, not " + forced);
+        };
+    }
+
+    /** The copy: pass after pass of two groups of {@link #GROUP} rows, the groups' blocks alternating ({@link #blockAt}). */
     final MemorySegment data;
     /** Blocks per row (blocks of 32 values, or super-blocks of 256). */
     final int blocks;
-    /** Bytes of one group's blocks. */
-    final long groupBytes;
-    /** Bytes of a block in the copy (a group's eight rows) and in the stored matrix (one row). */
+    /** Bytes of one pass's blocks, both groups'. */
+    final long passBytes;
+    /** Bytes of a block in the copy (a group's rows) and in the stored matrix (one row). */
     private final int blockBytes;
     private final int storedBlockBytes;
 
@@ -97,9 +118,9 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
         this.blocks = cols / type.blockSize();
         this.blockBytes = blockBytes;
         this.storedBlockBytes = type.blockBytes();
-        this.groupBytes = (long) blocks * blockBytes;
-        if (memory.byteSize() != rows / GROUP * groupBytes) {
-            throw new IllegalArgumentException("the copy takes " + rows / GROUP * groupBytes + " bytes, not " + memory.byteSize());
+        this.passBytes = 2L * blocks * blockBytes;
+        if (memory.byteSize() != rows / ROWS_PER_PASS * passBytes) {
+            throw new IllegalArgumentException("the copy takes " + rows / ROWS_PER_PASS * passBytes + " bytes, not " + memory.byteSize());
         }
         this.data = memory;
     }
@@ -141,11 +162,11 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
         return copy;
     }
 
-    /** Group {@code group}'s eight rows of the stored matrix {@code stored}, copied into the layout block by block. */
+    /** Group {@code group}'s rows of the stored matrix {@code stored}, copied into the layout block by block. */
     final void fill(MemorySegment stored, int group) {
         long storedRowBytes = (long) blocks * storedBlockBytes;
-        long to = group * groupBytes;
-        for (int k = 0; k < blocks; k++, to += blockBytes) {
+        long to = blockAt(group * GROUP, 0);
+        for (int k = 0; k < blocks; k++, to += 2L * blockBytes) {
             for (int r = 0; r < GROUP; r++) {
                 fillBlock(stored, ((long) group * GROUP + r) * storedRowBytes + (long) k * storedBlockBytes, to, r);
             }
@@ -192,10 +213,10 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     abstract void decode(int row, int firstBlock, int blockCount, float[] out, int offset);
 
     /**
-     * Group {@code group}'s eight rows, blocks {@code [firstBlock, firstBlock + blockCount)}, into a prompt
+     * Group {@code group}'s rows, blocks {@code [firstBlock, firstBlock + blockCount)}, into a prompt
      * panel ({@link TiledProduct}): column k's eight values (k counted from the first block's first) at
      * {@code panel[k * stride + lane ..+ 8)}, each bit for bit what {@link #decode} gives. A step of the copy
-     * already holds two columns of all eight rows, so a column is a few vector operations where decoding
+     * already holds two columns of all the group's rows, so a column is a few vector operations where decoding
      * row by row and scattering the values into the panel one at a time had cost a prompt of 16 tokens
      * more than its products (session 12).
      */
@@ -210,11 +231,11 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * Vectors stay inside: a helper that C2 leaves as a call boxes the vectors it takes.
      */
     final void signedStepToPanel(long at, float[] scales, float[] panel, int column, int stride) {
-        var scale = FloatVector.fromArray(F8, scales, 0);
-        var pairs = (IntVector) ShortVector.fromMemorySegment(S8, data, at, LE).convertShape(VectorOperators.S2I, I8, 0);
+        var scale = FloatVector.fromArray(GROUP_F, scales, 0);
+        var pairs = (IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(VectorOperators.S2I, GROUP_I, 0);
         ((FloatVector) pairs.lanewise(VectorOperators.LSHL, 24).lanewise(VectorOperators.ASHR, 24)
-                .convertShape(VectorOperators.I2F, F8, 0)).mul(scale).intoArray(panel, column);
-        ((FloatVector) pairs.lanewise(VectorOperators.ASHR, 8).convertShape(VectorOperators.I2F, F8, 0))
+                .convertShape(VectorOperators.I2F, GROUP_F, 0)).mul(scale).intoArray(panel, column);
+        ((FloatVector) pairs.lanewise(VectorOperators.ASHR, 8).convertShape(VectorOperators.I2F, GROUP_F, 0))
                 .mul(scale).intoArray(panel, column + stride);
     }
 
@@ -226,23 +247,29 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * zero, and subtracting zero changes no float).
      */
     final void nibbleStepToPanel(long at, int offset, float[] scales, float[] panel, int column, int stride) {
-        var scale = FloatVector.fromArray(F8, scales, 0);
-        var min = FloatVector.fromArray(F8, scales, GROUP);
+        var scale = FloatVector.fromArray(GROUP_F, scales, 0);
+        var min = FloatVector.fromArray(GROUP_F, scales, GROUP);
         // S2I rather than ZERO_EXTEND_S2I (see the class doc); every nibble is masked, so the sign bits never show
-        var pairs = (IntVector) ShortVector.fromMemorySegment(S8, data, at, LE).convertShape(VectorOperators.S2I, I8, 0);
-        ((FloatVector) pairs.and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+        var pairs = (IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(VectorOperators.S2I, GROUP_I, 0);
+        ((FloatVector) pairs.and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
                 .mul(scale).sub(min).intoArray(panel, column);
-        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 8).and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 8).and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
                 .mul(scale).sub(min).intoArray(panel, column + stride);
-        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 4).and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 4).and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
                 .mul(scale).sub(min).intoArray(panel, column + 16 * stride);
-        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 12).and(0xF).sub(offset).convertShape(VectorOperators.I2F, F8, 0))
+        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 12).and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
                 .mul(scale).sub(min).intoArray(panel, column + 17 * stride);
     }
 
-    /** Where row {@code row}'s block {@code block} starts: its group's block, whose row {@code row % GROUP} it is. */
+    /**
+     * Where row {@code row}'s block {@code block} starts: its group's block, whose row {@code row % GROUP} it
+     * is. The two groups of a pass alternate block by block, so that a pass reads one stream: with each
+     * group's blocks in a run of their own, a pass read two streams a group apart, and one thread streamed
+     * a Q4_0 matrix from memory at 0.6 of the speed (session 15).
+     */
     final long blockAt(int row, int block) {
-        return row / GROUP * groupBytes + (long) block * blockBytes;
+        int group = row / GROUP;
+        return group / 2 * passBytes + (2L * block + group % 2) * blockBytes;
     }
 
     /**

@@ -16,7 +16,7 @@ import java.util.Arrays;
  * scale that must be moved from a general register and broadcast; on this machine (session 7) that
  * per-block step held the row kernel to about half of llama.cpp's speed.
  *
- * <p>A group of eight rows stores, per block of 32 columns, {@value #BLOCK_BYTES} bytes: the eight
+ * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) stores, per block of 32 columns, {@link #BLOCK_BYTES} bytes: the eight
  * scales as floats, then eight 16-byte steps. Byte {@code 2r + j} of step {@code s} is row r's
  * byte {@code 2s + j} of the block, as stored: its low nibble is value {@code 2s + j}, its high
  * nibble value {@code 16 + 2s + j}. A step widened to 16 shorts is then two values of each row, and
@@ -53,17 +53,17 @@ final class Q4_0Interleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
-        var acc0 = FloatVector.zero(F8);
-        var acc1 = FloatVector.zero(F8);
-        long block0 = 2L * pass * groupBytes;
-        long block1 = block0 + groupBytes;
+        var acc0 = FloatVector.zero(GROUP_F);
+        var acc1 = FloatVector.zero(GROUP_F);
+        long block0 = pass * passBytes;
+        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
         int kb = b * blocks;
         int[] pairs = x.pairs;
-        var nibble = ShortVector.broadcast(S16, (short) 0x0F);
-        for (int k = 0; k < blocks; k++, kb++, block0 += BLOCK_BYTES, block1 += BLOCK_BYTES) {
+        var nibble = ShortVector.broadcast(STEP_S, (short) 0x0F);
+        for (int k = 0; k < blocks; k++, kb++, block0 += 2 * BLOCK_BYTES, block1 += 2 * BLOCK_BYTES) {
             int p = kb * (BLOCK / 2);
-            var sum0 = ShortVector.zero(S16);
-            var sum1 = ShortVector.zero(S16);
+            var sum0 = ShortVector.zero(STEP_S);
+            var sum1 = ShortVector.zero(STEP_S);
             long steps0 = block0 + SCALE_BYTES;
             long steps1 = block1 + SCALE_BYTES;
             ShortVector w0, w1, low, high;
@@ -72,52 +72,52 @@ final class Q4_0Interleaved extends InterleavedRows {
             // The bytes sign-extend (B2S, not ZERO_EXTEND_B2S: see InterleavedRows), so both nibbles are
             // masked; the high one by a shift of shorts: its count goes through a register, yet it measured
             // as fast as shifting ints, and it is fewer calls against C2's inlining budget
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 0]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 0]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 0]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 0]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 1]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 1]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 1]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 1]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 2]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 2]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 2]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 2]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 3]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 3]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 3]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 3]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 4]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 4]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 4]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 4]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 5]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 5]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 5]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 5]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 6]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 6]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 6]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 6]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, pairs[p + 7]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, pairs[p + STEPS + 7]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 7]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 7]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             float d = x.d[kb];
@@ -127,10 +127,10 @@ final class Q4_0Interleaved extends InterleavedRows {
             var pairs1 = (IntVector) sum1.reinterpretAsInts();
             var ints0 = pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             var ints1 = pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            acc0 = ((FloatVector) ints0.sub(offset).convertShape(VectorOperators.I2F, F8, 0))
-                    .fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
-            acc1 = ((FloatVector) ints1.sub(offset).convertShape(VectorOperators.I2F, F8, 0))
-                    .fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
+            acc0 = ((FloatVector) ints0.sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
+                    .fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), acc0);
+            acc1 = ((FloatVector) ints1.sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
+                    .fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), acc1);
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
@@ -146,20 +146,20 @@ final class Q4_0Interleaved extends InterleavedRows {
     @Override
     void dot2(int pass, Q8Activations x, int b, float[] out, int outIndex, int stride) {
         MemorySegment data = this.data;
-        var accA0 = FloatVector.zero(F8);
-        var accA1 = FloatVector.zero(F8);
-        var accB0 = FloatVector.zero(F8);
-        var accB1 = FloatVector.zero(F8);
-        var sumA0 = ShortVector.zero(S16);
-        var sumA1 = ShortVector.zero(S16);
-        var sumB0 = ShortVector.zero(S16);
-        var sumB1 = ShortVector.zero(S16);
-        long block0 = 2L * pass * groupBytes;
-        long block1 = block0 + groupBytes;
+        var accA0 = FloatVector.zero(GROUP_F);
+        var accA1 = FloatVector.zero(GROUP_F);
+        var accB0 = FloatVector.zero(GROUP_F);
+        var accB1 = FloatVector.zero(GROUP_F);
+        var sumA0 = ShortVector.zero(STEP_S);
+        var sumA1 = ShortVector.zero(STEP_S);
+        var sumB0 = ShortVector.zero(STEP_S);
+        var sumB1 = ShortVector.zero(STEP_S);
+        long block0 = pass * passBytes;
+        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
         int[] pairs = x.pairs;
         int[] sums = x.sums;
         float[] xd = x.d;
-        var nibble = ShortVector.broadcast(S16, (short) 0x0F);
+        var nibble = ShortVector.broadcast(STEP_S, (short) 0x0F);
         ShortVector w0, w1, low0, high0, low1, high1, a, c;
         IntVector pairs0, pairs1;
         float d;
@@ -171,60 +171,60 @@ final class Q4_0Interleaved extends InterleavedRows {
             int pb = pa + blocks * (BLOCK / 2);
             long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
             long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
             low0 = w0.and(nibble);
             high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
             low1 = w1.and(nibble);
             high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pa + 0]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pa + STEPS + 0]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 0]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 0]).reinterpretAsShorts();
             sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
             sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pb + 0]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pb + STEPS + 0]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 0]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 0]).reinterpretAsShorts();
             sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
             sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
             low0 = w0.and(nibble);
             high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
             low1 = w1.and(nibble);
             high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pa + 1]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pa + STEPS + 1]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 1]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 1]).reinterpretAsShorts();
             sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
             sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pb + 1]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pb + STEPS + 1]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 1]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 1]).reinterpretAsShorts();
             sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
             sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
             low0 = w0.and(nibble);
             high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
             low1 = w1.and(nibble);
             high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pa + 2]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pa + STEPS + 2]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 2]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 2]).reinterpretAsShorts();
             sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
             sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pb + 2]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pb + STEPS + 2]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 2]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 2]).reinterpretAsShorts();
             sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
             sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
             low0 = w0.and(nibble);
             high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
             low1 = w1.and(nibble);
             high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pa + 3]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pa + STEPS + 3]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 3]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 3]).reinterpretAsShorts();
             sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
             sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(I8, pairs[pb + 3]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[pb + STEPS + 3]).reinterpretAsShorts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 3]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 3]).reinterpretAsShorts();
             sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
             sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
             if (half == 1) {
@@ -233,23 +233,23 @@ final class Q4_0Interleaved extends InterleavedRows {
                 d = xd[kb];
                 offset = 8 * sums[kb];
                 accA0 = ((FloatVector) pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), accA0);
+                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), accA0);
                 accA1 = ((FloatVector) pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), accA1);
-                sumA0 = ShortVector.zero(S16);
-                sumA1 = ShortVector.zero(S16);
+                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), accA1);
+                sumA0 = ShortVector.zero(STEP_S);
+                sumA1 = ShortVector.zero(STEP_S);
                 pairs0 = (IntVector) sumB0.reinterpretAsInts();
                 pairs1 = (IntVector) sumB1.reinterpretAsInts();
                 d = xd[kb + blocks];
                 offset = 8 * sums[kb + blocks];
                 accB0 = ((FloatVector) pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), accB0);
+                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), accB0);
                 accB1 = ((FloatVector) pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), accB1);
-                sumB0 = ShortVector.zero(S16);
-                sumB1 = ShortVector.zero(S16);
-                block0 += BLOCK_BYTES;
-                block1 += BLOCK_BYTES;
+                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), accB1);
+                sumB0 = ShortVector.zero(STEP_S);
+                sumB1 = ShortVector.zero(STEP_S);
+                block0 += 2 * BLOCK_BYTES;
+                block1 += 2 * BLOCK_BYTES;
             }
         }
         accA0.intoArray(out, outIndex);
@@ -264,7 +264,7 @@ final class Q4_0Interleaved extends InterleavedRows {
         Arrays.fill(scales, GROUP, 2 * GROUP, 0f);
         for (int k = 0; k < blockCount; k++) {
             long block = blockAt(group * GROUP, firstBlock + k);
-            FloatVector.fromMemorySegment(F8, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
+            FloatVector.fromMemorySegment(GROUP_F, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
                 nibbleStepToPanel(block + SCALE_BYTES + (long) s * STEP_BYTES, 8, scales, panel, column + 2 * s * stride, stride);

@@ -10,12 +10,12 @@ import jdk.incubator.vector.VectorOperators;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A copy of a Q4_K matrix laid out for generated tokens, eight rows interleaved as in
+ * A copy of a Q4_K matrix laid out for generated tokens, {@link #GROUP} rows interleaved as in
  * {@link Q4_0Interleaved}: a lane follows one row, so a pass gives sixteen rows' products with no sum
  * across lanes, and the per-sub-block scales are vectors of eight rows instead of scalars broadcast one
  * at a time (the stored-layout kernel ran at about a third of llama.cpp's speed, session 8).
  *
- * <p>A group of eight rows stores, per super-block of 256 columns, {@value #BLOCK_BYTES} bytes:
+ * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) stores, per super-block of 256 columns, {@link #BLOCK_BYTES} bytes:
  * <ul>
  *   <li>the eight rows' {@code d}, then their {@code -dmin}, as floats;</li>
  *   <li>the 6-bit scales as bytes, sub-block by sub-block (byte {@code 8j + r} is row r's scale j),
@@ -84,18 +84,18 @@ final class Q4_KInterleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
-        var acc0 = FloatVector.zero(F8);
-        var acc1 = FloatVector.zero(F8);
-        long block0 = 2L * pass * groupBytes;
-        long block1 = block0 + groupBytes;
+        var acc0 = FloatVector.zero(GROUP_F);
+        var acc1 = FloatVector.zero(GROUP_F);
+        long block0 = pass * passBytes;
+        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
         int[] activationPairs = x.pairs;
         int[] sums = x.sums;
         float[] xd = x.d;
-        var nibble = ShortVector.broadcast(S16, (short) 0x0F);
-        var isum0 = IntVector.zero(I8);
-        var isum1 = IntVector.zero(I8);
-        var msum0 = IntVector.zero(I8);
-        var msum1 = IntVector.zero(I8);
+        var nibble = ShortVector.broadcast(STEP_S, (short) 0x0F);
+        var isum0 = IntVector.zero(GROUP_I);
+        var isum1 = IntVector.zero(GROUP_I);
+        var msum0 = IntVector.zero(GROUP_I);
+        var msum1 = IntVector.zero(GROUP_I);
         // one loop over the row's sub-blocks, the super-block's float step on every eighth: nested in a
         // loop over super-blocks, the sub-block loop was split into pre-, main and post-loops with the
         // range checks redone around it, and ran at 0.55x (session 11). The steps are written out as in
@@ -105,62 +105,62 @@ final class Q4_KInterleaved extends InterleavedRows {
             int p = i * (SUB_BLOCK / 2);
             long q0 = block0 + QS_AT + SUB_BLOCK_BYTES * j;
             long q1 = block1 + QS_AT + SUB_BLOCK_BYTES * j;
-            var sum0 = ShortVector.zero(S16);
-            var sum1 = ShortVector.zero(S16);
+            var sum0 = ShortVector.zero(STEP_S);
+            var sum1 = ShortVector.zero(STEP_S);
             ShortVector w0, w1, low, high;
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 0]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 0]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 0]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 1]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 1]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 1]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 2]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 2]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 2]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 3]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 3]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 3]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 4]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 4]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 4]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 5]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 5]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 5]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 6]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 6]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 6]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0);
-            low = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 7]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(I8, activationPairs[p + STEPS + 7]).reinterpretAsShorts();
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretAsShorts();
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 7]).reinterpretAsShorts();
             sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
             int xsum = sums[i];
-            var scales0 = (IntVector) ByteVector.fromMemorySegment(B8, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
-            var scales1 = (IntVector) ByteVector.fromMemorySegment(B8, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
-            var mins0 = (IntVector) ByteVector.fromMemorySegment(B8, data, block0 + MINS_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
-            var mins1 = (IntVector) ByteVector.fromMemorySegment(B8, data, block1 + MINS_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
+            var mins0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + MINS_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
+            var mins1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + MINS_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
             // IntDotMatrix.pairSums written out (see InterleavedRows)
             var pairs0 = (IntVector) sum0.reinterpretAsInts();
             var pairs1 = (IntVector) sum1.reinterpretAsInts();
@@ -170,16 +170,16 @@ final class Q4_KInterleaved extends InterleavedRows {
             msum1 = msum1.add(mins1.mul(xsum));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(d), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(d), acc1);
-                acc0 = ((FloatVector) msum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + MINUS_DMIN_AT, LE).mul(d), acc0);
-                acc1 = ((FloatVector) msum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + MINUS_DMIN_AT, LE).mul(d), acc1);
-                isum0 = IntVector.zero(I8);
-                isum1 = IntVector.zero(I8);
-                msum0 = IntVector.zero(I8);
-                msum1 = IntVector.zero(I8);
-                block0 += BLOCK_BYTES;
-                block1 += BLOCK_BYTES;
+                acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).mul(d), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).mul(d), acc1);
+                acc0 = ((FloatVector) msum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0 + MINUS_DMIN_AT, LE).mul(d), acc0);
+                acc1 = ((FloatVector) msum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1 + MINUS_DMIN_AT, LE).mul(d), acc1);
+                isum0 = IntVector.zero(GROUP_I);
+                isum1 = IntVector.zero(GROUP_I);
+                msum0 = IntVector.zero(GROUP_I);
+                msum1 = IntVector.zero(GROUP_I);
+                block0 += 2 * BLOCK_BYTES;
+                block1 += 2 * BLOCK_BYTES;
             }
         }
         acc0.intoArray(out, outIndex);
@@ -191,15 +191,15 @@ final class Q4_KInterleaved extends InterleavedRows {
         float[] scales = PANEL_SCALES.get();
         for (int k = 0; k < blockCount; k++) {
             long block = blockAt(group * GROUP, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(F8, data, block + D_AT, LE);
-            var dmin = FloatVector.fromMemorySegment(F8, data, block + MINUS_DMIN_AT, LE).neg();
+            var d = FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT, LE);
+            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, block + MINUS_DMIN_AT, LE).neg();
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(B8, data, block + SCALES_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2I, I8, 0)).and(0xFF).convertShape(VectorOperators.I2F, F8, 0))
+                d.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2I, GROUP_I, 0)).and(0xFF).convertShape(VectorOperators.I2F, GROUP_F, 0))
                         .intoArray(scales, 0);
-                dmin.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(B8, data, block + MINS_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2I, I8, 0)).and(0xFF).convertShape(VectorOperators.I2F, F8, 0))
+                dmin.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + MINS_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2I, GROUP_I, 0)).and(0xFF).convertShape(VectorOperators.I2F, GROUP_F, 0))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;

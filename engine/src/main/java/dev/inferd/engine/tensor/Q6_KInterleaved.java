@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
  * putting them together took most of the stored-layout kernel's time (session 8: a Q6_K row cost four
  * times a Q4_K row of the same length). The copy is 1.3 times the stored size.
  *
- * <p>A group of eight rows stores, per super-block of 256 columns, {@value #BLOCK_BYTES} bytes: the
+ * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) stores, per super-block of 256 columns, {@link #BLOCK_BYTES} bytes: the
  * eight rows' {@code d} as floats; the int8 scales, sub-block by sub-block (byte {@code 8j + r} is row
  * r's scale j, for the 16 values from {@code 16j}); then the sixteen sub-blocks, each eight 16-byte
  * steps in which byte {@code 2r + t} of step s is row r's value {@code 16j + 2s + t}, {@code q - 32}.
@@ -92,14 +92,14 @@ final class Q6_KInterleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
-        var acc0 = FloatVector.zero(F8);
-        var acc1 = FloatVector.zero(F8);
-        long block0 = 2L * pass * groupBytes;
-        long block1 = block0 + groupBytes;
+        var acc0 = FloatVector.zero(GROUP_F);
+        var acc1 = FloatVector.zero(GROUP_F);
+        long block0 = pass * passBytes;
+        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
         int[] activationPairs = x.pairs;
         float[] xd = x.d;
-        var isum0 = IntVector.zero(I8);
-        var isum1 = IntVector.zero(I8);
+        var isum0 = IntVector.zero(GROUP_I);
+        var isum1 = IntVector.zero(GROUP_I);
         // one loop over the row's sub-blocks with the steps written out, as in Q4_KInterleaved (1.8x
         // the loops over super-blocks, sub-blocks and steps, session 11)
         for (int i = b * blocks * SUB_BLOCKS, end = i + blocks * SUB_BLOCKS; i < end; i++) {
@@ -107,35 +107,35 @@ final class Q6_KInterleaved extends InterleavedRows {
             int p = i * (SUB_BLOCK / 2);
             long q0 = block0 + QS_AT + SUB_BLOCK_BYTES * j;
             long q1 = block1 + QS_AT + SUB_BLOCK_BYTES * j;
-            var sum0 = ShortVector.zero(S16);
-            var sum1 = ShortVector.zero(S16);
+            var sum0 = ShortVector.zero(STEP_S);
+            var sum1 = ShortVector.zero(STEP_S);
             ShortVector pair;
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 0]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 1]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 2]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 3]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 4]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 5]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 6]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(I8, activationPairs[p + 7]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(B16, data, q1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(pair));
-            var scales0 = (IntVector) ByteVector.fromMemorySegment(B8, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
-            var scales1 = (IntVector) ByteVector.fromMemorySegment(B8, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, I8, 0);
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretAsShorts();
+            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
             // IntDotMatrix.pairSums written out (see InterleavedRows): a pair may pass 16 bits
             var pairs0 = (IntVector) sum0.reinterpretAsInts();
             var pairs1 = (IntVector) sum1.reinterpretAsInts();
@@ -143,12 +143,12 @@ final class Q6_KInterleaved extends InterleavedRows {
             isum1 = isum1.add(pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales1));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0 + D_AT, LE).mul(d), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1 + D_AT, LE).mul(d), acc1);
-                isum0 = IntVector.zero(I8);
-                isum1 = IntVector.zero(I8);
-                block0 += BLOCK_BYTES;
-                block1 += BLOCK_BYTES;
+                acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).mul(d), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).mul(d), acc1);
+                isum0 = IntVector.zero(GROUP_I);
+                isum1 = IntVector.zero(GROUP_I);
+                block0 += 2 * BLOCK_BYTES;
+                block1 += 2 * BLOCK_BYTES;
             }
         }
         acc0.intoArray(out, outIndex);
@@ -160,10 +160,10 @@ final class Q6_KInterleaved extends InterleavedRows {
         float[] scales = PANEL_SCALES.get();
         for (int k = 0; k < blockCount; k++) {
             long block = blockAt(group * GROUP, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(F8, data, block + D_AT, LE);
+            var d = FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT, LE);
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                d.mul((FloatVector) ByteVector.fromMemorySegment(B8, data, block + SCALES_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2F, F8, 0)).intoArray(scales, 0);
+                d.mul((FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
+                        .convertShape(VectorOperators.B2F, GROUP_F, 0)).intoArray(scales, 0);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
                 for (int s = 0; s < STEPS; s++) {

@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * broadcasts every block's scale from a general register, the step that held the Q4_0 kernel to half
  * of llama.cpp's speed before it was interleaved (session 7).
  *
- * <p>A group of eight rows stores, per block of 32 columns, {@value #BLOCK_BYTES} bytes (1.06 times
+ * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) stores, per block of 32 columns, {@link #BLOCK_BYTES} bytes (1.06 times
  * the stored size): the eight scales as floats, then sixteen 16-byte steps in which byte
  * {@code 2r + t} of step s is row r's value {@code 2s + t}. A step widened to 16 shorts is two values
  * of each row, and the matching pair of activations, read as one int and broadcast, lines up with it.
@@ -50,14 +50,14 @@ final class Q8_0Interleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
-        var acc0 = FloatVector.zero(F8);
-        var acc1 = FloatVector.zero(F8);
-        long block0 = 2L * pass * groupBytes;
-        long block1 = block0 + groupBytes;
+        var acc0 = FloatVector.zero(GROUP_F);
+        var acc1 = FloatVector.zero(GROUP_F);
+        long block0 = pass * passBytes;
+        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
         int[] pairs = x.pairs;
         float[] xd = x.d;
-        var sum0 = IntVector.zero(I8);
-        var sum1 = IntVector.zero(I8);
+        var sum0 = IntVector.zero(GROUP_I);
+        var sum1 = IntVector.zero(GROUP_I);
         ShortVector a, c;
         IntVector pairs0, pairs1;
         // one loop over the row's half-blocks, the block's float step on every second (as in Q4_KInterleaved:
@@ -70,46 +70,46 @@ final class Q8_0Interleaved extends InterleavedRows {
             long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
             long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
             int ph = i * (STEPS / 2);
-            a = (ShortVector) IntVector.broadcast(I8, pairs[ph]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 1]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 1]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
             sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 2]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 3]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 2]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 3]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
             sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 4]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 5]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 4]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 5]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
             sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            a = (ShortVector) IntVector.broadcast(I8, pairs[ph + 6]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(I8, pairs[ph + 7]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, S16, 0)).mul(c)).reinterpretAsInts();
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 6]).reinterpretAsShorts();
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 7]).reinterpretAsShorts();
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
             sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
             if (half == 1) {
                 float d = xd[i / 2];
-                acc0 = ((FloatVector) sum0.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block0, LE).mul(d), acc0);
-                acc1 = ((FloatVector) sum1.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.fromMemorySegment(F8, data, block1, LE).mul(d), acc1);
-                sum0 = IntVector.zero(I8);
-                sum1 = IntVector.zero(I8);
-                block0 += BLOCK_BYTES;
-                block1 += BLOCK_BYTES;
+                acc0 = ((FloatVector) sum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), acc0);
+                acc1 = ((FloatVector) sum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), acc1);
+                sum0 = IntVector.zero(GROUP_I);
+                sum1 = IntVector.zero(GROUP_I);
+                block0 += 2 * BLOCK_BYTES;
+                block1 += 2 * BLOCK_BYTES;
             }
         }
         acc0.intoArray(out, outIndex);
@@ -121,7 +121,7 @@ final class Q8_0Interleaved extends InterleavedRows {
         float[] scales = PANEL_SCALES.get();
         for (int k = 0; k < blockCount; k++) {
             long block = blockAt(group * GROUP, firstBlock + k);
-            FloatVector.fromMemorySegment(F8, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
+            FloatVector.fromMemorySegment(GROUP_F, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
                 signedStepToPanel(block + SCALE_BYTES + (long) s * STEP_BYTES, scales, panel, column + 2 * s * stride, stride);

@@ -31,23 +31,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 class InterleavedKernelsAllocateNothingTest {
     private static final long DEADLINE_NANOS = 30_000_000_000L;
     private static final int CALLS_PER_WINDOW = 500;
+    /** The child JVMs' flags beside this JVM's: {@link #callKernel} out of line. */
+    private static final List<String> FLAGS =
+            List.of("-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.InterleavedKernelsAllocateNothingTest::callKernel");
 
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void aCompiledKernelAllocatesNothing(GGMLType type) throws Exception {
-        OwnJvm.run(OneKernel.class, List.of(), type.name(), Kernel.ONE_ENTRY.name());
+        OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.ONE_ENTRY.name());
     }
 
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void aCompiledKernelForTwoEntriesAllocatesNothing(GGMLType type) throws Exception {
-        OwnJvm.run(OneKernel.class, List.of(), type.name(), Kernel.TWO_ENTRIES.name());
+        OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.TWO_ENTRIES.name());
     }
 
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void compiledPanelDecodingAllocatesNothing(GGMLType type) throws Exception {
-        OwnJvm.run(OneKernel.class, List.of(), type.name(), Kernel.PANEL.name());
+        OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.PANEL.name());
     }
 
     /** The other JVM's side of the cases above: the type and the kernel by name. */
@@ -58,23 +61,30 @@ class InterleavedKernelsAllocateNothingTest {
     }
 
     /**
-     * The Vector API's shared methods keep one profile for all their callers, so the products that run
-     * before a kernel first compiles (a server's prompts) can change how C2 compiles it: after prompts of
-     * a few rows, whose row decoding then converted with {@code ZERO_EXTEND_B2I}, the Q4_K kernel ran
-     * boxed in three of five fresh JVMs (session 13). A JVM of its own runs prompt products of all four
-     * types, of a few rows and of whole panels, before any kernel has run, then checks the kernels.
+     * The Vector API's shared methods keep one profile for all their callers, so what runs before a kernel
+     * first compiles can change how C2 compiles it: after prompts of a few rows, whose row decoding then
+     * converted with {@code ZERO_EXTEND_B2I}, the Q4_K kernel ran boxed in three of five fresh JVMs
+     * (session 13); on AVX-512, with nothing zero-extending, kernels compiled after six seconds of prompt
+     * products of all four types still ran boxed in four of six (session 15), and compiled before them in
+     * none of five. So the server's warm-up compiles the kernels for generated tokens first ({@code WarmUp}),
+     * and a JVM of its own checks that order: the kernels until they allocate nothing, prompt products of a
+     * few rows and of whole panels, then the kernels again, still allocation-free.
      */
     @Test
-    void kernelsCompiledAfterPromptProductsAllocateNothing() throws Exception {
-        OwnJvm.run(AfterPromptProducts.class, List.of());
+    void kernelsCompiledBeforePromptProductsStayAllocationFree() throws Exception {
+        OwnJvm.run(AfterPromptProducts.class, FLAGS);
     }
 
-    /** The other JVM's side of {@link #kernelsCompiledAfterPromptProductsAllocateNothing}. */
+    /** The other JVM's side of {@link #kernelsCompiledBeforePromptProductsStayAllocationFree}. */
     public static final class AfterPromptProducts {
         private static final long PROMPT_NANOS = 6_000_000_000L;
 
         public static void main(String[] args) {
             GGMLType[] types = {GGMLType.Q8_0, GGMLType.Q4_0, GGMLType.Q4_K, GGMLType.Q6_K};
+            for (GGMLType type : types) {
+                assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
+                assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
+            }
             int rows = 32, cols = 2048;
             WeightMatrix[] matrices = new WeightMatrix[types.length];
             for (int t = 0; t < types.length; t++) {
@@ -95,6 +105,25 @@ class InterleavedKernelsAllocateNothingTest {
             for (GGMLType type : types) {
                 assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
                 assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
+            }
+        }
+    }
+
+    /**
+     * One call of the kernel under test, kept out of line of the measuring loop ({@link #FLAGS}) so that C2
+     * compiles the kernel into a method invoked call by call, as the engine's {@code multiplyRows} is.
+     * Inlined into the measuring loop, which runs once for the whole test, the kernel was compiled only
+     * as part of an on-stack-replacement compile of that loop, and on some runs that compile boxed its
+     * vectors until the deadline, while the kernel's own compile allocated nothing (session 15).
+     */
+    static void callKernel(InterleavedRows copy, Kernel kernel, int pass, Q8Activations x, float[] out, float[] panel,
+                           int rows, int blocks) {
+        switch (kernel) {
+            case ONE_ENTRY -> copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
+            case TWO_ENTRIES -> copy.dot2(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS, rows);
+            case PANEL -> {
+                copy.decodePanel(2 * pass, 0, blocks, panel, TiledProduct.WIDTH, 0);
+                copy.decodePanel(2 * pass + 1, 0, blocks, panel, TiledProduct.WIDTH, InterleavedRows.GROUP);
             }
         }
     }
@@ -122,14 +151,7 @@ class InterleavedKernelsAllocateNothingTest {
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int call = 0; call < CALLS_PER_WINDOW; call++) {
                     for (int pass = 0; pass < rows / InterleavedRows.ROWS_PER_PASS; pass++) {
-                        switch (kernel) {
-                            case ONE_ENTRY -> copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
-                            case TWO_ENTRIES -> copy.dot2(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS, rows);
-                            case PANEL -> {
-                                copy.decodePanel(2 * pass, 0, cols / type.blockSize(), panel, TiledProduct.WIDTH, 0);
-                                copy.decodePanel(2 * pass + 1, 0, cols / type.blockSize(), panel, TiledProduct.WIDTH, InterleavedRows.GROUP);
-                            }
-                        }
+                        callKernel(copy, kernel, pass, x, out, panel, rows, cols / type.blockSize());
                     }
                 }
                 allocated = threads.getCurrentThreadAllocatedBytes() - before;

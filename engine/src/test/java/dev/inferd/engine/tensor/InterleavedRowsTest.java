@@ -1,6 +1,8 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
+import jdk.incubator.vector.IntVector;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -21,18 +23,28 @@ import static org.assertj.core.api.Assertions.offset;
  */
 @ExtendWith(TwoWorkerThreads.class)
 class InterleavedRowsTest {
+    @Test
+    void aGroupIsALaneOfTheMachinesWidestVectorUnlessTheLayoutIsChosen() {
+        String chosen = System.getProperty(InterleavedRows.GROUP_PROPERTY);
+        int expected = chosen != null ? Integer.parseInt(chosen) : IntVector.SPECIES_PREFERRED.length() >= 16 ? 16 : 8;
+        assertThat(InterleavedRows.GROUP).isEqualTo(expected);
+        assertThat(InterleavedRows.GROUP_F.length()).isEqualTo(expected);
+        assertThat(InterleavedRows.STEP_S.length()).as("a step: two values of each row").isEqualTo(2 * expected);
+    }
+
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void generatedTokensMatchTheDecodedWeightsTimesTheRoundedActivations(GGMLType type) {
-        check(type, 32, 512, 1);
-        check(type, 48, 768, 3); // three groups of 16: the passes split unevenly over the two workers
-        check(type, 320, 256, 2);
+        int pass = InterleavedRows.ROWS_PER_PASS;
+        check(type, pass, 512, 1);
+        check(type, 3 * pass, 768, 3); // three passes: split unevenly over the two workers
+        check(type, 20 * pass, 256, 2);
     }
 
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void everyRowDecodesFromTheCopyBitForBitAsStored(GGMLType type) {
-        int rows = 48, cols = 1024;
+        int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 1024;
         byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 11, 1f);
         var m = (IntDotMatrix) WeightMatrix.of(type, rows, cols, MemorySegment.ofArray(bytes));
         assertThat(m.hasCopy()).isTrue();
@@ -51,12 +63,14 @@ class InterleavedRowsTest {
     @ParameterizedTest
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
     void promptPanelsDecodeFromTheCopyBitForBitAsStored(GGMLType type) {
-        int rows = 48, cols = 2048, stride = TiledProduct.WIDTH;
+        int group = InterleavedRows.GROUP;
+        int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 2048, stride = Math.max(TiledProduct.WIDTH, 2 * group);
         byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 13, 1f);
         var m = (IntDotMatrix) WeightMatrix.of(type, rows, cols, MemorySegment.ofArray(bytes));
         float[] stored = Quantizer.dequantize(type, bytes, rows * cols);
-        // two groups from the second on, columns from the second block on: nothing starts at zero
-        int r0 = 8, width = 16, k0 = type.blockSize(), depth = 2 * 256;
+        // two groups from the second on (the first pass's second, the second pass's first), columns from
+        // the second block on: nothing starts at zero
+        int r0 = group, width = 2 * group, k0 = type.blockSize(), depth = 2 * 256;
         float[] panel = new float[depth * stride];
         assertThat(m.decodePanel(r0, width, k0, depth, panel, stride)).isTrue();
         for (int k = 0; k < depth; k++) {

@@ -70,9 +70,9 @@ class TiledProductTest {
     @ParameterizedTest
     @EnumSource(mode = EnumSource.Mode.MATCH_ALL, names = TYPES)
     void aPromptRowsProductIsTheSameWhateverTheBatch(GGMLType type) {
-        // 40 rows: two whole panels and a part of one at 8 lanes, and no interleaved copy, so a few rows
-        // take the narrow kernel; 48 rows: the copied types' panels come from their copy at every batch
-        for (int rows : new int[] {40, 48}) {
+        // 40 rows: whole panels and a part of one, and no interleaved copy, so a few rows take the narrow
+        // kernel; three passes of rows: the copied types' panels come from their copy at every batch
+        for (int rows : new int[] {40, 3 * InterleavedRows.ROWS_PER_PASS}) {
             assertSameBitsWhateverTheBatch(type, rows);
         }
     }
