@@ -15,7 +15,7 @@ import java.util.function.BooleanSupplier;
  * soon as a request is waiting, so a request that comes early waits for one pass at most. Outputs do
  * not depend on it: a pass gives the same bits interpreted and compiled ({@code InterpretedAndCompiledTest}).
  */
-final class WarmUp {
+public final class WarmUp {
     /**
      * Passes of generated tokens before the prompt, at most and at least: they run until one allocates
      * less than {@link #COMPILED_PASS_BYTES} (the kernels for generated tokens compiled by C2) or the most.
@@ -49,7 +49,7 @@ final class WarmUp {
     }
 
     /** Runs the sequences, checking {@code stop} before every pass; returns the passes run. */
-    static int run(Model model, BooleanSupplier stop) {
+    public static int run(Model model, BooleanSupplier stop) {
         int companions = Math.min(COMPANIONS, model.maxBatch() - 1);
         int promptLength = Math.min(PROMPT, model.maxBatch());
         int promptSequence = 1 + companions;
