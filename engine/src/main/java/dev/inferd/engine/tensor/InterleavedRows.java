@@ -188,8 +188,8 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     }
 
     /**
-     * Rows {@code [16 * pass, 16 * pass + 16)} with entry {@code b} of the activations, into
-     * {@code out[outIndex .. outIndex + 16)}.
+     * Rows {@code [ROWS_PER_PASS * pass, ROWS_PER_PASS * (pass + 1))} with entry {@code b} of the activations, into
+     * {@code out[outIndex .. outIndex + ROWS_PER_PASS)}.
      */
     abstract void dot(int pass, Q8Activations x, int b, float[] out, int outIndex);
 
@@ -214,15 +214,15 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
 
     /**
      * Group {@code group}'s rows, blocks {@code [firstBlock, firstBlock + blockCount)}, into a prompt
-     * panel ({@link TiledProduct}): column k's eight values (k counted from the first block's first) at
-     * {@code panel[k * stride + lane ..+ 8)}, each bit for bit what {@link #decode} gives. A step of the copy
+     * panel ({@link TiledProduct}): column k's {@link #GROUP} values (k counted from the first block's first) at
+     * {@code panel[k * stride + lane ..+ GROUP)}, each bit for bit what {@link #decode} gives. A step of the copy
      * already holds two columns of all the group's rows, so a column is a few vector operations where decoding
      * row by row and scattering the values into the panel one at a time had cost a prompt of 16 tokens
      * more than its products (session 12).
      */
     abstract void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane);
 
-    /** Per-thread room for a block's eight row scales ({@code [0, 8)}) and mins ({@code [8, 16)}) while it goes into a panel. */
+    /** Per-thread room for a block's row scales ({@code [0, GROUP)}) and mins ({@code [GROUP, 2 GROUP)}) while it goes into a panel. */
     static final ThreadLocal<float[]> PANEL_SCALES = ThreadLocal.withInitial(() -> new float[2 * GROUP]);
 
     /**
