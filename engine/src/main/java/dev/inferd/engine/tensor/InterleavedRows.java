@@ -6,12 +6,20 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+
+import static jdk.incubator.vector.VectorOperators.AND;
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.I2F;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+import static jdk.incubator.vector.VectorOperators.LSHR;
+import static jdk.incubator.vector.VectorOperators.MUL;
+import static jdk.incubator.vector.VectorOperators.S2I;
+import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
  * A copy of a quantized matrix laid out for generated tokens: rows interleaved in groups of
@@ -50,6 +58,20 @@ import java.nio.ByteOrder;
  * {@code S2I}: plain casts, with no such call) and masks, the nibble kernels at the cost of one mask
  * more per step for the high nibbles (within the noise of a one-thread 2048 x 2048 product, session 14).
  * {@code InterleavedKernelsAllocateNothingTest} checks the kernels in a fresh JVM after prompt products.
+ *
+ * <p>The same holds for the Vector API's convenience methods: {@code add}, {@code mul}, {@code and},
+ * {@code fma}, a shift or product by a scalar, {@code reinterpretAsInts} are final, and call an abstract
+ * method of the vector inside the JDK, at one call site for every caller in the process. C2 picks that
+ * call's target from its receiver profile before it knows the kernel's exact classes; with the engine's
+ * 256-bit floats and ints (norms, attention, the activations' quantization) beside the kernels' 512-bit
+ * ones in that profile, it inlined both and boxed the vectors where the two paths met: the 1B Q4_0
+ * decoded at 15-19 t/s instead of 35-44 on 3 of 11 bench starts, with JFR allocation samples in
+ * {@code IntVector.add}, {@code FloatVector.fma} and {@code mul(float)} inside the kernel (session 16).
+ * So the kernels call {@code lanewise(op, vector)}, {@code convertShape} and {@code reinterpretShape},
+ * which are abstract and dispatch at the kernel's own call site, where only the kernel's classes are seen,
+ * and broadcast scalars (shift counts, masks, offsets, scales) into vectors first;
+ * {@code KernelsDispatchAtTheirOwnCallSitesTest} reads the bytecode for any other call. Only the final
+ * stores ({@code intoArray}) dispatch inside the JDK, once per call.
  *
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
  * steps is split into pre-, main and post-loops with the segment's long range checks recomputed
@@ -232,11 +254,13 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      */
     final void signedStepToPanel(long at, float[] scales, float[] panel, int column, int stride) {
         var scale = FloatVector.fromArray(GROUP_F, scales, 0);
-        var pairs = (IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(VectorOperators.S2I, GROUP_I, 0);
-        ((FloatVector) pairs.lanewise(VectorOperators.LSHL, 24).lanewise(VectorOperators.ASHR, 24)
-                .convertShape(VectorOperators.I2F, GROUP_F, 0)).mul(scale).intoArray(panel, column);
-        ((FloatVector) pairs.lanewise(VectorOperators.ASHR, 8).convertShape(VectorOperators.I2F, GROUP_F, 0))
-                .mul(scale).intoArray(panel, column + stride);
+        var pairs = (IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(S2I, GROUP_I, 0);
+        var low = pairs.lanewise(LSHL, IntVector.broadcast(GROUP_I, 24))
+                .lanewise(ASHR, IntVector.broadcast(GROUP_I, 24));
+        var high = pairs.lanewise(ASHR, IntVector.broadcast(GROUP_I, 8));
+        ((FloatVector) low.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column);
+        ((FloatVector) high.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)
+                .intoArray(panel, column + stride);
     }
 
     /**
@@ -250,15 +274,20 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
         var scale = FloatVector.fromArray(GROUP_F, scales, 0);
         var min = FloatVector.fromArray(GROUP_F, scales, GROUP);
         // S2I rather than ZERO_EXTEND_S2I (see the class doc); every nibble is masked, so the sign bits never show
-        var pairs = (IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(VectorOperators.S2I, GROUP_I, 0);
-        ((FloatVector) pairs.and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
-                .mul(scale).sub(min).intoArray(panel, column);
-        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 8).and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
-                .mul(scale).sub(min).intoArray(panel, column + stride);
-        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 4).and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
-                .mul(scale).sub(min).intoArray(panel, column + 16 * stride);
-        ((FloatVector) pairs.lanewise(VectorOperators.LSHR, 12).and(0xF).sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
-                .mul(scale).sub(min).intoArray(panel, column + 17 * stride);
+        var pairs = (IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(S2I, GROUP_I, 0);
+        var nibble = IntVector.broadcast(GROUP_I, 0xF);
+        var zero = IntVector.broadcast(GROUP_I, offset);
+        // written out: as a helper taking the vectors, C2 left it a call and boxed them (the PANEL allocation test)
+        var q0 = pairs.lanewise(AND, nibble).lanewise(SUB, zero);
+        var q1 = pairs.lanewise(LSHR, IntVector.broadcast(GROUP_I, 8)).lanewise(AND, nibble).lanewise(SUB, zero);
+        var q16 = pairs.lanewise(LSHR, IntVector.broadcast(GROUP_I, 4)).lanewise(AND, nibble).lanewise(SUB, zero);
+        var q17 = pairs.lanewise(LSHR, IntVector.broadcast(GROUP_I, 12)).lanewise(AND, nibble).lanewise(SUB, zero);
+        ((FloatVector) q0.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(panel, column);
+        ((FloatVector) q1.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(panel, column + stride);
+        ((FloatVector) q16.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min)
+                .intoArray(panel, column + 16 * stride);
+        ((FloatVector) q17.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min)
+                .intoArray(panel, column + 17 * stride);
     }
 
     /**
@@ -277,7 +306,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * step layout, bytes {@code 2r} and {@code 2r + 1} of step s hold the row's bytes 2s and 2s + 1).
      */
     final ByteVector rowBytes(long steps, int r) {
-        return LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretAsBytes();
+        return (ByteVector) LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretShape(ByteVector.SPECIES_128, 0);
     }
 
     /** Eight of {@link #rowBytes(long, int)}'s bytes as a long: {@code half} 0 from steps 0-3, 1 from steps 4-7. */

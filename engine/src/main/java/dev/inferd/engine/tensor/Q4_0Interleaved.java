@@ -5,10 +5,21 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+
+import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.AND;
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.B2I;
+import static jdk.incubator.vector.VectorOperators.B2S;
+import static jdk.incubator.vector.VectorOperators.FMA;
+import static jdk.incubator.vector.VectorOperators.I2F;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+import static jdk.incubator.vector.VectorOperators.LSHR;
+import static jdk.incubator.vector.VectorOperators.MUL;
+import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
  * A copy of a Q4_0 matrix laid out for generated tokens ({@link InterleavedRows}, llama.cpp's
@@ -53,6 +64,8 @@ final class Q4_0Interleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var four = ShortVector.broadcast(STEP_S, (short) 4);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
         long block0 = pass * passBytes;
@@ -72,65 +85,65 @@ final class Q4_0Interleaved extends InterleavedRows {
             // The bytes sign-extend (B2S, not ZERO_EXTEND_B2S: see InterleavedRows), so both nibbles are
             // masked; the high one by a shift of shorts: its count goes through a register, yet it measured
             // as fast as shifting ints, and it is fewer calls against C2's inlining budget
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 0]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 0]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 1]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 1]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 2]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 2]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 3]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 3]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 4]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 4]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 5]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 5]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 6]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 6]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 7]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 7]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 0]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 0]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 1]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 1]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 2]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 2]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 3]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 3]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 4]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 4]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 5]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 5]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 6]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 6]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 7]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + STEPS + 7]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
             float d = x.d[kb];
             int offset = 8 * x.sums[kb];
             // IntDotMatrix.pairSums written out: past the body above, C2 leaves a call to it and boxes its vectors
-            var pairs0 = (IntVector) sum0.reinterpretAsInts();
-            var pairs1 = (IntVector) sum1.reinterpretAsInts();
-            var ints0 = pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            var ints1 = pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            acc0 = ((FloatVector) ints0.sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
-                    .fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), acc0);
-            acc1 = ((FloatVector) ints1.sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0))
-                    .fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), acc1);
+            var pairs0 = (IntVector) sum0.reinterpretShape(GROUP_I, 0);
+            var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
+            var ints0 = pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            var ints1 = pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            acc0 = ((FloatVector) ints0.lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0))
+                    .lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+            acc1 = ((FloatVector) ints1.lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0))
+                    .lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
         }
         acc0.intoArray(out, outIndex);
         acc1.intoArray(out, outIndex + GROUP);
@@ -146,6 +159,8 @@ final class Q4_0Interleaved extends InterleavedRows {
     @Override
     void dot2(int pass, Q8Activations x, int b, float[] out, int outIndex, int stride) {
         MemorySegment data = this.data;
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var four = ShortVector.broadcast(STEP_S, (short) 4);
         var accA0 = FloatVector.zero(GROUP_F);
         var accA1 = FloatVector.zero(GROUP_F);
         var accB0 = FloatVector.zero(GROUP_F);
@@ -171,81 +186,81 @@ final class Q4_0Interleaved extends InterleavedRows {
             int pb = pa + blocks * (BLOCK / 2);
             long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
             long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low0 = w0.and(nibble);
-            high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            low1 = w1.and(nibble);
-            high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 0]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 0]).reinterpretAsShorts();
-            sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
-            sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 0]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 0]).reinterpretAsShorts();
-            sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
-            sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low0 = w0.and(nibble);
-            high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            low1 = w1.and(nibble);
-            high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 1]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 1]).reinterpretAsShorts();
-            sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
-            sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 1]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 1]).reinterpretAsShorts();
-            sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
-            sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low0 = w0.and(nibble);
-            high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            low1 = w1.and(nibble);
-            high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 2]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 2]).reinterpretAsShorts();
-            sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
-            sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 2]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 2]).reinterpretAsShorts();
-            sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
-            sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low0 = w0.and(nibble);
-            high0 = w0.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            low1 = w1.and(nibble);
-            high1 = w1.lanewise(VectorOperators.LSHR, 4).and(nibble);
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 3]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 3]).reinterpretAsShorts();
-            sumA0 = sumA0.add(low0.mul(a)).add(high0.mul(c));
-            sumA1 = sumA1.add(low1.mul(a)).add(high1.mul(c));
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 3]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 3]).reinterpretAsShorts();
-            sumB0 = sumB0.add(low0.mul(a)).add(high0.mul(c));
-            sumB1 = sumB1.add(low1.mul(a)).add(high1.mul(c));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low0 = w0.lanewise(AND, nibble);
+            high0 = w0.lanewise(LSHR, four).lanewise(AND, nibble);
+            low1 = w1.lanewise(AND, nibble);
+            high1 = w1.lanewise(LSHR, four).lanewise(AND, nibble);
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 0]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 0]).reinterpretShape(STEP_S, 0);
+            sumA0 = sumA0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumA1 = sumA1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 0]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 0]).reinterpretShape(STEP_S, 0);
+            sumB0 = sumB0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumB1 = sumB1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low0 = w0.lanewise(AND, nibble);
+            high0 = w0.lanewise(LSHR, four).lanewise(AND, nibble);
+            low1 = w1.lanewise(AND, nibble);
+            high1 = w1.lanewise(LSHR, four).lanewise(AND, nibble);
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 1]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 1]).reinterpretShape(STEP_S, 0);
+            sumA0 = sumA0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumA1 = sumA1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 1]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 1]).reinterpretShape(STEP_S, 0);
+            sumB0 = sumB0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumB1 = sumB1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low0 = w0.lanewise(AND, nibble);
+            high0 = w0.lanewise(LSHR, four).lanewise(AND, nibble);
+            low1 = w1.lanewise(AND, nibble);
+            high1 = w1.lanewise(LSHR, four).lanewise(AND, nibble);
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 2]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 2]).reinterpretShape(STEP_S, 0);
+            sumA0 = sumA0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumA1 = sumA1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 2]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 2]).reinterpretShape(STEP_S, 0);
+            sumB0 = sumB0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumB1 = sumB1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low0 = w0.lanewise(AND, nibble);
+            high0 = w0.lanewise(LSHR, four).lanewise(AND, nibble);
+            low1 = w1.lanewise(AND, nibble);
+            high1 = w1.lanewise(LSHR, four).lanewise(AND, nibble);
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + 3]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pa + STEPS + 3]).reinterpretShape(STEP_S, 0);
+            sumA0 = sumA0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumA1 = sumA1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + 3]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[pb + STEPS + 3]).reinterpretShape(STEP_S, 0);
+            sumB0 = sumB0.lanewise(ADD, low0.lanewise(MUL, a)).lanewise(ADD, high0.lanewise(MUL, c));
+            sumB1 = sumB1.lanewise(ADD, low1.lanewise(MUL, a)).lanewise(ADD, high1.lanewise(MUL, c));
             if (half == 1) {
-                pairs0 = (IntVector) sumA0.reinterpretAsInts();
-                pairs1 = (IntVector) sumA1.reinterpretAsInts();
+                pairs0 = (IntVector) sumA0.reinterpretShape(GROUP_I, 0);
+                pairs1 = (IntVector) sumA1.reinterpretShape(GROUP_I, 0);
                 d = xd[kb];
                 offset = 8 * sums[kb];
-                accA0 = ((FloatVector) pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), accA0);
-                accA1 = ((FloatVector) pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), accA1);
+                accA0 = ((FloatVector) pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accA0);
+                accA1 = ((FloatVector) pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accA1);
                 sumA0 = ShortVector.zero(STEP_S);
                 sumA1 = ShortVector.zero(STEP_S);
-                pairs0 = (IntVector) sumB0.reinterpretAsInts();
-                pairs1 = (IntVector) sumB1.reinterpretAsInts();
+                pairs0 = (IntVector) sumB0.reinterpretShape(GROUP_I, 0);
+                pairs1 = (IntVector) sumB1.reinterpretShape(GROUP_I, 0);
                 d = xd[kb + blocks];
                 offset = 8 * sums[kb + blocks];
-                accB0 = ((FloatVector) pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), accB0);
-                accB1 = ((FloatVector) pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
-                        .sub(offset).convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), accB1);
+                accB0 = ((FloatVector) pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accB0);
+                accB1 = ((FloatVector) pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accB1);
                 sumB0 = ShortVector.zero(STEP_S);
                 sumB1 = ShortVector.zero(STEP_S);
                 block0 += 2 * BLOCK_BYTES;
@@ -281,12 +296,12 @@ final class Q4_0Interleaved extends InterleavedRows {
             var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
             var bytes = rowBytes(block + SCALE_BYTES, r);
             // B2I and masks rather than ZERO_EXTEND_B2I: see InterleavedRows
-            var q0 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 0);
-            var q1 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 1);
-            ((FloatVector) q0.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset);
-            ((FloatVector) q1.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 8);
-            ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 16);
-            ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + 24);
+            var q0 = (IntVector) bytes.convertShape(B2I, I8, 0);
+            var q1 = (IntVector) bytes.convertShape(B2I, I8, 1);
+            ((FloatVector) q0.lanewise(AND, IntVector.broadcast(I8, 0x0F)).lanewise(SUB, IntVector.broadcast(I8, 8)).convertShape(I2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset);
+            ((FloatVector) q1.lanewise(AND, IntVector.broadcast(I8, 0x0F)).lanewise(SUB, IntVector.broadcast(I8, 8)).convertShape(I2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset + 8);
+            ((FloatVector) q0.lanewise(LSHR, IntVector.broadcast(I8, 4)).lanewise(AND, IntVector.broadcast(I8, 0x0F)).lanewise(SUB, IntVector.broadcast(I8, 8)).convertShape(I2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset + 16);
+            ((FloatVector) q1.lanewise(LSHR, IntVector.broadcast(I8, 4)).lanewise(AND, IntVector.broadcast(I8, 0x0F)).lanewise(SUB, IntVector.broadcast(I8, 8)).convertShape(I2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset + 24);
         }
     }
 }

@@ -5,9 +5,21 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
+
+import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.AND;
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.B2I;
+import static jdk.incubator.vector.VectorOperators.B2S;
+import static jdk.incubator.vector.VectorOperators.FMA;
+import static jdk.incubator.vector.VectorOperators.I2F;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+import static jdk.incubator.vector.VectorOperators.LSHR;
+import static jdk.incubator.vector.VectorOperators.MUL;
+import static jdk.incubator.vector.VectorOperators.NEG;
+import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
  * A copy of a Q4_K matrix laid out for generated tokens, {@link #GROUP} rows interleaved as in
@@ -84,6 +96,8 @@ final class Q4_KInterleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var four = ShortVector.broadcast(STEP_S, (short) 4);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
         long block0 = pass * passBytes;
@@ -108,72 +122,72 @@ final class Q4_KInterleaved extends InterleavedRows {
             var sum0 = ShortVector.zero(STEP_S);
             var sum1 = ShortVector.zero(STEP_S);
             ShortVector w0, w1, low, high;
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 0]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 1]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 2]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 3]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 4]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 5]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 6]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretAsShorts();
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 7]).reinterpretAsShorts();
-            sum0 = sum0.add(w0.and(nibble).mul(low)).add(w0.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
-            sum1 = sum1.add(w1.and(nibble).mul(low)).add(w1.lanewise(VectorOperators.LSHR, 4).and(nibble).mul(high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 0]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 1]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 2]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 3]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 4]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 5]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 6]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
+            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretShape(STEP_S, 0);
+            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 7]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
             int xsum = sums[i];
-            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
-            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
-            var mins0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + MINS_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
-            var mins1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + MINS_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
+            var mins0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + MINS_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
+            var mins1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + MINS_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
             // IntDotMatrix.pairSums written out (see InterleavedRows)
-            var pairs0 = (IntVector) sum0.reinterpretAsInts();
-            var pairs1 = (IntVector) sum1.reinterpretAsInts();
-            isum0 = isum0.add(pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales0));
-            isum1 = isum1.add(pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales1));
-            msum0 = msum0.add(mins0.mul(xsum));
-            msum1 = msum1.add(mins1.mul(xsum));
+            var pairs0 = (IntVector) sum0.reinterpretShape(GROUP_I, 0);
+            var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
+            isum0 = isum0.lanewise(ADD, pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen)).lanewise(MUL, scales0));
+            isum1 = isum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen)).lanewise(MUL, scales1));
+            msum0 = msum0.lanewise(ADD, mins0.lanewise(MUL, IntVector.broadcast(GROUP_I, xsum)));
+            msum1 = msum1.lanewise(ADD, mins1.lanewise(MUL, IntVector.broadcast(GROUP_I, xsum)));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).mul(d), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).mul(d), acc1);
-                acc0 = ((FloatVector) msum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0 + MINUS_DMIN_AT, LE).mul(d), acc0);
-                acc1 = ((FloatVector) msum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1 + MINUS_DMIN_AT, LE).mul(d), acc1);
+                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0 + MINUS_DMIN_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1 + MINUS_DMIN_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 isum0 = IntVector.zero(GROUP_I);
                 isum1 = IntVector.zero(GROUP_I);
                 msum0 = IntVector.zero(GROUP_I);
@@ -192,14 +206,14 @@ final class Q4_KInterleaved extends InterleavedRows {
         for (int k = 0; k < blockCount; k++) {
             long block = blockAt(group * GROUP, firstBlock + k);
             var d = FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT, LE);
-            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, block + MINUS_DMIN_AT, LE).neg();
+            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, block + MINUS_DMIN_AT, LE).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2I, GROUP_I, 0)).and(0xFF).convertShape(VectorOperators.I2F, GROUP_F, 0))
+                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
                         .intoArray(scales, 0);
-                dmin.mul((FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + MINS_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2I, GROUP_I, 0)).and(0xFF).convertShape(VectorOperators.I2F, GROUP_F, 0))
+                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + MINS_AT + GROUP * j, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
@@ -224,12 +238,12 @@ final class Q4_KInterleaved extends InterleavedRows {
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
                 var bytes = rowBytes(steps, r);
                 // B2I and masks rather than ZERO_EXTEND_B2I: see InterleavedRows
-                var q0 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 0);
-                var q1 = (IntVector) bytes.convertShape(VectorOperators.B2I, I8, 1);
-                ((FloatVector) q0.and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset);
-                ((FloatVector) q1.and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 8);
-                ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 16);
-                ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0x0F).convertShape(VectorOperators.I2F, F8, 0)).mul(scale).sub(min).intoArray(out, offset + 24);
+                var q0 = (IntVector) bytes.convertShape(B2I, I8, 0);
+                var q1 = (IntVector) bytes.convertShape(B2I, I8, 1);
+                ((FloatVector) q0.lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset);
+                ((FloatVector) q1.lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset + 8);
+                ((FloatVector) q0.lanewise(LSHR, IntVector.broadcast(I8, 4)).lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset + 16);
+                ((FloatVector) q1.lanewise(LSHR, IntVector.broadcast(I8, 4)).lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset + 24);
             }
         }
     }

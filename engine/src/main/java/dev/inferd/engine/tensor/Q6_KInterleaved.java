@@ -5,9 +5,18 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
+
+import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.B2F;
+import static jdk.incubator.vector.VectorOperators.B2I;
+import static jdk.incubator.vector.VectorOperators.B2S;
+import static jdk.incubator.vector.VectorOperators.FMA;
+import static jdk.incubator.vector.VectorOperators.I2F;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+import static jdk.incubator.vector.VectorOperators.MUL;
 
 /**
  * A copy of a Q6_K matrix laid out for generated tokens ({@link InterleavedRows}), its 6-bit values
@@ -92,6 +101,7 @@ final class Q6_KInterleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
         long block0 = pass * passBytes;
@@ -110,41 +120,41 @@ final class Q6_KInterleaved extends InterleavedRows {
             var sum0 = ShortVector.zero(STEP_S);
             var sum1 = ShortVector.zero(STEP_S);
             ShortVector pair;
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretAsShorts();
-            sum0 = sum0.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            sum1 = sum1.add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(pair));
-            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
-            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(VectorOperators.B2I, GROUP_I, 0);
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
             // IntDotMatrix.pairSums written out (see InterleavedRows): a pair may pass 16 bits
-            var pairs0 = (IntVector) sum0.reinterpretAsInts();
-            var pairs1 = (IntVector) sum1.reinterpretAsInts();
-            isum0 = isum0.add(pairs0.lanewise(VectorOperators.ASHR, 16).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales0));
-            isum1 = isum1.add(pairs1.lanewise(VectorOperators.ASHR, 16).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)).mul(scales1));
+            var pairs0 = (IntVector) sum0.reinterpretShape(GROUP_I, 0);
+            var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
+            isum0 = isum0.lanewise(ADD, pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen)).lanewise(MUL, scales0));
+            isum1 = isum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen)).lanewise(MUL, scales1));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).mul(d), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).mul(d), acc1);
+                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 isum0 = IntVector.zero(GROUP_I);
                 isum1 = IntVector.zero(GROUP_I);
                 block0 += 2 * BLOCK_BYTES;
@@ -162,8 +172,8 @@ final class Q6_KInterleaved extends InterleavedRows {
             long block = blockAt(group * GROUP, firstBlock + k);
             var d = FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT, LE);
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                d.mul((FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
-                        .convertShape(VectorOperators.B2F, GROUP_F, 0)).intoArray(scales, 0);
+                d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
+                        .convertShape(B2F, GROUP_F, 0)).intoArray(scales, 0);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
                 for (int s = 0; s < STEPS; s++) {
@@ -184,8 +194,8 @@ final class Q6_KInterleaved extends InterleavedRows {
                 var scale = FloatVector.broadcast(F8, d * data.get(BYTE, block + SCALES_AT + GROUP * j + r));
                 long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
                 var q = rowBytes(steps, r);
-                ((FloatVector) q.convertShape(VectorOperators.B2F, F8, 0)).mul(scale).intoArray(out, offset);
-                ((FloatVector) q.convertShape(VectorOperators.B2F, F8, 1)).mul(scale).intoArray(out, offset + 8);
+                ((FloatVector) q.convertShape(B2F, F8, 0)).lanewise(MUL, scale).intoArray(out, offset);
+                ((FloatVector) q.convertShape(B2F, F8, 1)).lanewise(MUL, scale).intoArray(out, offset + 8);
             }
         }
     }

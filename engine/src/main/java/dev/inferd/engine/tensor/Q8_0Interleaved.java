@@ -5,9 +5,17 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
+
+import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.B2F;
+import static jdk.incubator.vector.VectorOperators.B2S;
+import static jdk.incubator.vector.VectorOperators.FMA;
+import static jdk.incubator.vector.VectorOperators.I2F;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+import static jdk.incubator.vector.VectorOperators.MUL;
 
 /**
  * A copy of a Q8_0 matrix laid out for generated tokens ({@link InterleavedRows}): the stored kernel
@@ -50,6 +58,7 @@ final class Q8_0Interleaved extends InterleavedRows {
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
         long block0 = pass * passBytes;
@@ -70,42 +79,42 @@ final class Q8_0Interleaved extends InterleavedRows {
             long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
             long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
             int ph = i * (STEPS / 2);
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 1]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 2]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 3]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 4]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 5]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 4 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 5 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 6]).reinterpretAsShorts();
-            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 7]).reinterpretAsShorts();
-            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 6 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(a)
-                    .add(((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 7 * STEP_BYTES, LE).convertShape(VectorOperators.B2S, STEP_S, 0)).mul(c)).reinterpretAsInts();
-            sum0 = sum0.add(pairs0.lanewise(VectorOperators.ASHR, 16)).add(pairs0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
-            sum1 = sum1.add(pairs1.lanewise(VectorOperators.ASHR, 16)).add(pairs1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 1]).reinterpretShape(STEP_S, 0);
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            sum0 = sum0.lanewise(ADD, pairs0.lanewise(ASHR, sixteen)).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            sum1 = sum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen)).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 2]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 3]).reinterpretShape(STEP_S, 0);
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            sum0 = sum0.lanewise(ADD, pairs0.lanewise(ASHR, sixteen)).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            sum1 = sum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen)).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 4]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 5]).reinterpretShape(STEP_S, 0);
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            sum0 = sum0.lanewise(ADD, pairs0.lanewise(ASHR, sixteen)).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            sum1 = sum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen)).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 6]).reinterpretShape(STEP_S, 0);
+            c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 7]).reinterpretShape(STEP_S, 0);
+            pairs0 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps0 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            pairs1 = (IntVector) ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, a)
+                    .lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, steps1 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, c)).reinterpretShape(GROUP_I, 0);
+            sum0 = sum0.lanewise(ADD, pairs0.lanewise(ASHR, sixteen)).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            sum1 = sum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen)).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
             if (half == 1) {
                 float d = xd[i / 2];
-                acc0 = ((FloatVector) sum0.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).mul(d), acc0);
-                acc1 = ((FloatVector) sum1.convertShape(VectorOperators.I2F, GROUP_F, 0)).fma(FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).mul(d), acc1);
+                acc0 = ((FloatVector) sum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) sum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 sum0 = IntVector.zero(GROUP_I);
                 sum1 = IntVector.zero(GROUP_I);
                 block0 += 2 * BLOCK_BYTES;
@@ -138,10 +147,10 @@ final class Q8_0Interleaved extends InterleavedRows {
             var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
             var first = rowBytes(block + SCALE_BYTES, r);
             var second = rowBytes(block + SCALE_BYTES + 8L * STEP_BYTES, r);
-            ((FloatVector) first.convertShape(VectorOperators.B2F, F8, 0)).mul(d).intoArray(out, offset);
-            ((FloatVector) first.convertShape(VectorOperators.B2F, F8, 1)).mul(d).intoArray(out, offset + 8);
-            ((FloatVector) second.convertShape(VectorOperators.B2F, F8, 0)).mul(d).intoArray(out, offset + 16);
-            ((FloatVector) second.convertShape(VectorOperators.B2F, F8, 1)).mul(d).intoArray(out, offset + 24);
+            ((FloatVector) first.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset);
+            ((FloatVector) first.convertShape(B2F, F8, 1)).lanewise(MUL, d).intoArray(out, offset + 8);
+            ((FloatVector) second.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset + 16);
+            ((FloatVector) second.convertShape(B2F, F8, 1)).lanewise(MUL, d).intoArray(out, offset + 24);
         }
     }
 }
