@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Every case runs in a JVM of its own ({@link OwnJvm}): run after other test classes in the test
  * JVM (session 14: {@code KVCacheTest} and {@code InterpretedAndCompiledTest}), the kernels ran boxed
  * in two of three runs of that selection, the Q4_0 and Q4_K ones in one and all eight in the other,
- * and what in those tests changes how C2 compiles them was not found (README, session 14). A fresh JVM
+ * and what in those tests changes how C2 compiles them was not found (docs/performance-log.md, session 14). A fresh JVM
  * checks the kernels as the engine's own work compiles them.
  */
 class InterleavedKernelsAllocateNothingTest {
