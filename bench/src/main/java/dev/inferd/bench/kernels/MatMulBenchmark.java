@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-        "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
+        "-XX:PerMethodTrapLimit=1000000", "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
         "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot4"})
 public class MatMulBenchmark {
     private static final long CYCLED_BYTES = 256L << 20;

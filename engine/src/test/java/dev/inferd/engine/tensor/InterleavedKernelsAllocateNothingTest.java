@@ -2,6 +2,8 @@ package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.OwnJvm;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -12,6 +14,10 @@ import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 
+import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.BITWISE_BLEND;
+import static jdk.incubator.vector.VectorOperators.NEG;
+import static jdk.incubator.vector.VectorOperators.SUB;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -24,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Every case runs in a JVM of its own ({@link OwnJvm}): run after other test classes in the test
  * JVM (session 14: {@code KVCacheTest} and {@code InterpretedAndCompiledTest}), the kernels ran boxed
- * in two of three runs of that selection, the Q4_0 and Q4_K ones in one and all eight in the other,
- * and what in those tests changes how C2 compiles them was not found (docs/performance-log.md, session 14). A fresh JVM
- * checks the kernels as the engine's own work compiles them.
+ * in two of three runs of that selection, the Q4_0 and Q4_K ones in one and all eight in the other
+ * (docs/performance-log.md, session 14; one way other code does that was found in session 18, below). A
+ * fresh JVM checks the kernels as the engine's own work compiles them.
  */
 class InterleavedKernelsAllocateNothingTest {
     private static final long DEADLINE_NANOS = 30_000_000_000L;
@@ -106,6 +112,60 @@ class InterleavedKernelsAllocateNothingTest {
                 assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
                 assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
             }
+        }
+    }
+
+    /**
+     * C2 stops speculating on a class (and so stops inlining calls whose receiver it cannot prove) once the
+     * uncommon traps of that kind recorded in a method and in everything inlined into it add up to
+     * {@code -XX:PerMethodTrapLimit}, 100 by default. A kernel inlines the Vector API's small shared helpers
+     * ({@code VectorOperators.opKind}, {@code opCode}) some 200 times each, so a handful of deoptimizations
+     * inside them anywhere in the process, which any other vector code can cause, crosses that limit:
+     * the kernel's vector calls then stay virtual and their vectors are boxed (session 18, C2's compilation
+     * log of a boxed Q4_K kernel: 120 virtual calls, "observe trap='class_check'" at a count of 231 and up).
+     * The launcher and the test JVMs raise the limit (the pom's {@code jvm.flags}); without that, this case
+     * failed in 3 of 3 runs and, in {@code bench}, the 1B Q4_K_M decoded boxed on 4 of 6 starts (0 of 12 with it).
+     */
+    @Test
+    void kernelsCompiledAfterVectorApiDeoptimizationsStayAllocationFree() throws Exception {
+        OwnJvm.run(AfterVectorApiDeoptimizations.class, FLAGS);
+    }
+
+    /** The other JVM's side of {@link #kernelsCompiledAfterVectorApiDeoptimizationsStayAllocationFree}. */
+    public static final class AfterVectorApiDeoptimizations {
+        /** Operators of one class, then of others, through the same call sites: each change deoptimizes them. */
+        private static final VectorOperators.Operator[][] PHASES = {
+                {ADD}, {SUB}, {NEG}, {BITWISE_BLEND}, {ADD, NEG, SUB},
+        };
+
+        public static void main(String[] args) {
+            long sink = 0;
+            for (var phase : PHASES) {
+                for (int round = 0; round < 20; round++) {
+                    for (var op : phase) {
+                        sink += applyRepeatedly(op, 5_000);
+                    }
+                }
+            }
+            System.out.println(sink);
+            for (GGMLType type : new GGMLType[] {GGMLType.Q8_0, GGMLType.Q4_0, GGMLType.Q4_K, GGMLType.Q6_K}) {
+                assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
+                assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
+            }
+        }
+
+        /** An operator the compiler cannot see as a constant, so the helpers' type checks meet it at run time. */
+        private static int applyRepeatedly(VectorOperators.Operator op, int times) {
+            var v = IntVector.broadcast(IntVector.SPECIES_PREFERRED, 3);
+            for (int i = 0; i < times; i++) {
+                v = switch (op) {
+                    case VectorOperators.Binary binary -> v.lanewise(binary, v);
+                    case VectorOperators.Unary unary -> v.lanewise(unary);
+                    case VectorOperators.Ternary ternary -> v.lanewise(ternary, v, v);
+                    default -> throw new IllegalArgumentException(op.toString());
+                };
+            }
+            return v.lane(0);
         }
     }
 
