@@ -72,8 +72,14 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * and broadcast scalars (shift counts, masks, offsets, scales) into vectors first;
  * {@code KernelsDispatchAtTheirOwnCallSitesTest} reads the bytecode for any other call. Only the final
  * stores ({@code intoArray}) dispatch inside the JDK, once per call.
- * This did not cure the Q4_K and Q6_K kernels: they still compiled boxed on most {@code bench} starts of
- * the 1B Q4_K_M in session 17, in either form, for a reason not yet found (docs/performance-log.md).
+ * This did not cure the Q4_K and Q6_K kernels, which still compiled boxed on most {@code bench} starts of
+ * the 1B Q4_K_M. That cause was C2's trap limit (session 18): it sums the uncommon traps recorded in
+ * every method it inlines, and the kernels inline the Vector API's small shared helpers
+ * ({@code VectorOperators.opKind}, {@code opCode}) hundreds of times, so a few deoptimizations inside them
+ * anywhere in the process passed {@code PerMethodTrapLimit} (100) and C2 stopped inlining behind class
+ * checks, leaving the vector calls on the loops' carried sums virtual. The JVMs run with
+ * {@code -XX:PerMethodTrapLimit=1000000} ({@code ./inferd}, the pom's {@code jvm.flags}); the allocation
+ * test checks the kernels after such deoptimizations.
  *
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
  * steps is split into pre-, main and post-loops with the segment's long range checks recomputed
