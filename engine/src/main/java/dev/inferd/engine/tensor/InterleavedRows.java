@@ -71,7 +71,13 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * which are abstract and dispatch at the kernel's own call site, where only the kernel's classes are seen,
  * and broadcast scalars (shift counts, masks, offsets, scales) into vectors first;
  * {@code KernelsDispatchAtTheirOwnCallSitesTest} reads the bytecode for any other call. Only the final
- * stores ({@code intoArray}) dispatch inside the JDK, once per call.
+ * stores ({@code intoArray}) dispatch inside the JDK, once per call, and their receivers must be of a
+ * class C2 knows: on the accumulators carried by the loop, whose class it does not prove, it resolved
+ * the store's inner calls from their profile, shared with the engine's 256-bit floats, and once the JDK
+ * method's record of deoptimizations passed {@code PerMethodRecompilationCutoff / 2} it left them
+ * virtual and boxed the accumulators on every block: Q8_0 decoded 10-20% slower with some 3 GB/s of
+ * garbage, on 3 of 5 starts (session 18). So the kernels store {@code acc.lanewise(ADD, -0)}, the same
+ * bits (x + -0 is x for every x, -0 included), a vector of the exact class.
  * This did not cure the Q4_K and Q6_K kernels, which still compiled boxed on most {@code bench} starts of
  * the 1B Q4_K_M. That cause was C2's trap limit (session 18): it sums the uncommon traps recorded in
  * every method it inlines, and the kernels inline the Vector API's small shared helpers

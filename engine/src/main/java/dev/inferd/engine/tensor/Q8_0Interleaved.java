@@ -121,8 +121,9 @@ final class Q8_0Interleaved extends InterleavedRows {
                 block1 += 2 * BLOCK_BYTES;
             }
         }
-        acc0.intoArray(out, outIndex);
-        acc1.intoArray(out, outIndex + GROUP);
+        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
+        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
+        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
     }
 
     @Override
