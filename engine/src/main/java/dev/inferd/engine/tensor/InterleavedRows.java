@@ -70,18 +70,7 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * So the kernels call {@code lanewise(op, vector)}, {@code convertShape} and {@code reinterpretShape},
  * which are abstract and dispatch at the kernel's own call site, where only the kernel's classes are seen,
  * and broadcast scalars (shift counts, masks, offsets, scales) into vectors first;
- * {@code KernelsDispatchAtTheirOwnCallSitesTest} reads the bytecode for any other call. Only the final
- * stores ({@code intoArray}) dispatch inside the JDK, once per call, and their receivers must be of a
- * class C2 knows: on the accumulators carried by the loop, whose class it does not prove, it resolved
- * the store's inner calls from their profile, shared with the engine's 256-bit floats, and once the JDK
- * method's record of deoptimizations passed {@code PerMethodRecompilationCutoff / 2} it left them
- * virtual and boxed the accumulators on every block: Q8_0 decoded 10-20% slower with some 3 GB/s of
- * garbage, on 3 of 5 starts (session 18). So the Q8_0, Q4_K and Q6_K kernels store
- * {@code acc.lanewise(ADD, -0)}, the same bits (x + -0 is x for every x, -0 included), a vector of the
- * exact class. Q4_0's do not: there the extra operation tipped C2 into a slower shape on 5 of 6 starts
- * (26-27 t/s against 30-35; one of its speculative class checks in {@code AbstractVector.sameSpecies}
- * failed during warm-up and the recompiled kernel lost all 98 of them, session 19); with plain stores
- * it ran at 27-35 t/s, median 32-33 (2 of 12 starts with some 800 collections instead of 150).
+ * {@code KernelsDispatchAtTheirOwnCallSitesTest} reads the bytecode for any other call.
  * This did not cure the Q4_K and Q6_K kernels, which still compiled boxed on most {@code bench} starts of
  * the 1B Q4_K_M. That cause was C2's trap limit (session 18): it sums the uncommon traps recorded in
  * every method it inlines, and the kernels inline the Vector API's small shared helpers
@@ -90,6 +79,20 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * checks, leaving the vector calls on the loops' carried sums virtual. The JVMs run with
  * {@code -XX:PerMethodTrapLimit=1000000} ({@code ./inferd}, the pom's {@code jvm.flags}); the allocation
  * test checks the kernels after such deoptimizations.
+ *
+ * <p>Only the final stores ({@code intoArray}) dispatch inside the JDK, once per call, and their
+ * receivers must be of a class C2 knows: on the accumulators carried by the loop, whose class it does
+ * not prove, it resolved the store's inner calls from their profile, shared with the engine's 256-bit
+ * floats, and once the JDK method's record of deoptimizations passed
+ * {@code PerMethodRecompilationCutoff / 2} it left them virtual and boxed the accumulators on every
+ * block: Q8_0 decoded 10-20% slower with some 1,450 young collections per bench instead of 150, on 7 of
+ * 15 starts (session 18). So the Q8_0, Q4_K and Q6_K kernels store {@code acc.lanewise(ADD, -0)}, the
+ * same bits (x + -0 is x for every x, -0 included), a vector of the exact class. Q4_0's do not: there
+ * the extra operation tipped C2 into a slower shape on 5 of 6 starts (26-27 t/s against 30-35; one of
+ * its speculative class checks in {@code AbstractVector.sameSpecies} failed during warm-up and the
+ * recompiled kernel lost all 98 of them, session 19); with plain stores it ran at 27-35 t/s, median
+ * 32-33, with 2 of 12 starts at some 800 collections instead of 150. Such a slower shape allocates
+ * nothing, so no test here sees it; {@code bench} does.
  *
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
  * steps is split into pre-, main and post-loops with the segment's long range checks recomputed
