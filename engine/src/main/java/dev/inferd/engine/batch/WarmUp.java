@@ -1,8 +1,10 @@
 package dev.inferd.engine.batch;
 
 import dev.inferd.engine.model.Model;
+import dev.inferd.engine.tensor.WeightMatrix;
 
 import java.lang.management.ManagementFactory;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -11,11 +13,27 @@ import java.util.function.BooleanSupplier;
  * server's first 64-token request on a 1B model took 10.6 s against 5.4 s for the next ones. llama.cpp
  * runs a warm-up decode at start for its own reasons (page-in, caches); here it is the JIT's.
  *
- * <p>It runs on the scheduler thread, with a cache of its own, and stops between forward passes as
- * soon as a request is waiting, so a request that comes early waits for one pass at most. Outputs do
+ * <p>The product kernels run first, alone ({@link #KERNEL_ROUNDS_AT_LEAST}), then the sequences. It all
+ * runs on the scheduler thread, the sequences with a cache of their own, and stops between kernel rounds
+ * and forward passes as soon as a request is waiting, so a request that comes early waits for one pass at most. Outputs do
  * not depend on it: a pass gives the same bits interpreted and compiled ({@code InterpretedAndCompiledTest}).
  */
 public final class WarmUp {
+    /**
+     * Rounds of the product kernels alone before any forward pass, at least and at most: each round
+     * multiplies the smallest matrix of every weight type by one activation row and by two (the one-row
+     * and the two-row kernels), and they run until a round allocates less than
+     * {@link #COMPILED_ROUND_BYTES} once the least are done. C2 compiles a kernel from the profiles of the
+     * Vector API's shared methods as they stand at that moment; compiled in the middle of forward passes,
+     * whose norms, attention and activations use other vector shapes, the Q4_0 kernel decoded one stream
+     * through the server at 41 ms a token (median of six starts), compiled here first at 31 (five of six
+     * pairs of starts faster, one even; session 20). The least is enough calls for the kernels' ordinary
+     * compilation, not only their loops' (on-stack replacement), even on a matrix of a single pass of rows.
+     */
+    static final int KERNEL_ROUNDS_AT_LEAST = 1_000;
+    static final int KERNEL_ROUNDS = 4_000;
+    /** A round of compiled kernels allocates nothing; run as Java code, a round allocates megabytes. */
+    static final long COMPILED_ROUND_BYTES = 1 << 16;
     /**
      * Passes of generated tokens before the prompt, at most and at least: they run until one allocates
      * less than {@link #COMPILED_PASS_BYTES} (the kernels for generated tokens compiled by C2) or the most.
@@ -48,8 +66,17 @@ public final class WarmUp {
     private WarmUp() {
     }
 
-    /** Runs the sequences, checking {@code stop} before every pass; returns the passes run. */
+    /**
+     * Runs the product kernels alone ({@link #kernels}), then the sequences, checking {@code stop} before
+     * every round and pass; returns the forward passes run.
+     */
     public static int run(Model model, BooleanSupplier stop) {
+        kernels(model, stop);
+        return stop.getAsBoolean() ? 0 : sequences(model, stop);
+    }
+
+    /** The sequences alone, checking {@code stop} before every pass; returns the passes run. */
+    static int sequences(Model model, BooleanSupplier stop) {
         int companions = Math.min(COMPANIONS, model.maxBatch() - 1);
         int promptLength = Math.min(PROMPT, model.maxBatch());
         int promptSequence = 1 + companions;
@@ -77,6 +104,30 @@ public final class WarmUp {
             token = model.forward(next, cache).argmax(0);
         }
         return passes;
+    }
+
+    /** The kernels' rounds ({@link #KERNEL_ROUNDS_AT_LEAST}), checking {@code stop} before every one; returns the rounds run. */
+    static int kernels(Model model, BooleanSupplier stop) {
+        List<WeightMatrix> matrices = model.smallestMatrixOfEachType();
+        float[][] x = new float[matrices.size()][];
+        float[][] out = new float[matrices.size()][];
+        for (int m = 0; m < matrices.size(); m++) {
+            int cols = matrices.get(m).cols();
+            x[m] = new float[2 * cols];
+            for (int i = 0; i < x[m].length; i++) x[m][i] = (float) Math.sin(i * 0.37); // any values: the kernels' work does not depend on them
+            out[m] = new float[2 * matrices.get(m).rows()];
+        }
+        int rounds = 0;
+        while (rounds < KERNEL_ROUNDS && !stop.getAsBoolean()) {
+            long before = allocatedBytes();
+            for (int m = 0; m < matrices.size(); m++) {
+                matrices.get(m).multiply(x[m], 1, out[m]);
+                matrices.get(m).multiply(x[m], 2, out[m]);
+            }
+            rounds++;
+            if (rounds >= KERNEL_ROUNDS_AT_LEAST && allocatedBytes() - before < COMPILED_ROUND_BYTES) break;
+        }
+        return rounds;
     }
 
     /** Bytes the process's threads have allocated so far (the pool's workers run the kernels), or 0 where the JVM cannot tell. */

@@ -4,6 +4,9 @@ import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.tensor.CopyStore;
+import dev.inferd.engine.tensor.WeightMatrix;
+
+import java.util.List;
 
 /**
  * A decoder that turns a {@link Batch} of tokens into next-token logits, reading and extending a
@@ -39,6 +42,12 @@ public interface Model {
     default KVCache newKVCache(int maxSequences, int contextLength, int blockSize, int blocks) {
         return new KVCache(config().blockCount(), config().kvLength(), maxSequences, contextLength, blockSize, blocks);
     }
+
+    /**
+     * For each weight type among the matrices a forward pass multiplies by, the smallest such matrix: what
+     * {@code WarmUp} runs the product kernels on, alone, before any forward pass.
+     */
+    List<WeightMatrix> smallestMatrixOfEachType();
 
     /**
      * Runs the batch: writes every entry's keys and values into the cache at (sequence, position) and

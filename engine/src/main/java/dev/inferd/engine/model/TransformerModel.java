@@ -2,6 +2,7 @@ package dev.inferd.engine.model;
 
 import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.tensor.CopyStore;
 import dev.inferd.engine.tensor.Lanes;
@@ -10,6 +11,11 @@ import dev.inferd.engine.tensor.WorkerPool;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The pre-norm decoder shared by the {@code llama} and {@code qwen2} GGUF architectures: RMSNorm,
@@ -76,6 +82,20 @@ public final class TransformerModel implements Model {
     @Override public ModelConfig config() { return config; }
 
     @Override public int maxBatch() { return maxBatch; }
+
+    @Override
+    public List<WeightMatrix> smallestMatrixOfEachType() {
+        Map<GGMLType, WeightMatrix> smallest = new EnumMap<>(GGMLType.class);
+        List<WeightMatrix> all = new ArrayList<>();
+        for (LayerWeights lw : layers) {
+            all.addAll(List.of(lw.query(), lw.key(), lw.value(), lw.attentionOutput(), lw.ffnGate(), lw.ffnUp(), lw.ffnDown()));
+        }
+        all.add(output); // the token embedding is only read row by row, unless it is the output too
+        for (WeightMatrix m : all) {
+            smallest.merge(m.type(), m, (a, b) -> (long) b.rows() * b.cols() < (long) a.rows() * a.cols() ? b : a);
+        }
+        return List.copyOf(smallest.values());
+    }
 
     @Override
     public Logits forward(Batch batch, KVCache cache) {
