@@ -83,7 +83,15 @@ public final class StreamingClient {
                 .POST(HttpRequest.BodyPublishers.ofString(body(prompt)))
                 .build();
         try {
-            HttpResponse<Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+            HttpResponse<Stream<String>> response;
+            try {
+                response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+            } catch (IOException noAnswer) {
+                // Failed before any response: most often a kept-alive connection the server had closed
+                // while it sat in the pool (llama-server closes idle ones after 5 s, so the first requests
+                // of a concurrency level failed). The pool drops that connection; once more on a new one.
+                response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+            }
             try (Stream<String> lines = response.body()) {
                 if (response.statusCode() != 200) {
                     String text = lines.limit(20).collect(Collectors.joining(" "));

@@ -1,0 +1,75 @@
+package dev.inferd.app.loadtest;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The load-test client against a raw socket server that behaves as peers do. */
+class StreamingClientTest {
+
+    /**
+     * llama-server closes a kept-alive connection after 5 s idle; a request that the client's pool then
+     * sends on it meets the end of the stream before any byte ("header parser received no bytes"), and
+     * was counted as an error between two concurrency levels.
+     */
+    @Test
+    void sendsAgainOnANewConnectionWhenTheServerClosedOneWithoutAnswering() throws Exception {
+        var connections = new AtomicInteger();
+        try (var server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            Thread.ofVirtual().start(() -> {
+                while (!server.isClosed()) {
+                    try (Socket socket = server.accept()) {
+                        readRequest(socket.getInputStream());
+                        if (connections.incrementAndGet() == 1) continue; // closed without a byte
+                        OutputStream out = socket.getOutputStream();
+                        out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                                + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
+                                + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" there\"}}]}\n\n"
+                                + "data: {\"choices\":[],\"usage\":{\"completion_tokens\":2}}\n\n"
+                                + "data: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
+                        out.flush();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+                var client = new StreamingClient(http, new StreamingClient.Settings(
+                        "http://127.0.0.1:" + server.getLocalPort() + "/v1", "m", StreamingClient.Endpoint.chat, 2, false, Duration.ofSeconds(10)));
+
+                RequestSample sample = client.send("Hello");
+
+                assertThat(sample.ok()).as(String.valueOf(sample.error())).isTrue();
+                assertThat(sample.tokens()).isEqualTo(2);
+                assertThat(connections.get()).isEqualTo(2);
+            }
+        }
+    }
+
+    /** Reads one request's head and its Content-Length body. */
+    private static void readRequest(InputStream in) throws IOException {
+        var head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) throw new IOException("request ended early");
+            head.write(b);
+        }
+        int length = 0;
+        for (String line : head.toString(StandardCharsets.ISO_8859_1).split("\r\n")) {
+            if (line.toLowerCase().startsWith("content-length:")) length = Integer.parseInt(line.substring(15).trim());
+        }
+        in.readNBytes(length);
+    }
+}
