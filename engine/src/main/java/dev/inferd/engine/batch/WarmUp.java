@@ -15,8 +15,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The product kernels run first, alone ({@link #KERNEL_ROUNDS_AT_LEAST}), then the sequences. It all
  * runs on the scheduler thread, the sequences with a cache of their own, and stops between kernel rounds
- * and forward passes as soon as a request is waiting, so a request that comes early waits for one pass at most. Outputs do
- * not depend on it: a pass gives the same bits interpreted and compiled ({@code InterpretedAndCompiledTest}).
+ * and forward passes as soon as a request is waiting, so a request that comes early waits for one pass
+ * at most. Outputs do not depend on it: a pass gives the same bits interpreted and compiled
+ * ({@code InterpretedAndCompiledTest}).
  */
 public final class WarmUp {
     /**
@@ -25,9 +26,9 @@ public final class WarmUp {
      * and the two-row kernels), and they run until a round allocates less than
      * {@link #COMPILED_ROUND_BYTES} once the least are done. C2 compiles a kernel from the profiles of the
      * Vector API's shared methods as they stand at that moment; compiled in the middle of forward passes,
-     * whose norms, attention and activations use other vector shapes, the Q4_0 kernel decoded one stream
-     * through the server at 41 ms a token (median of six starts), compiled here first at 31 (five of six
-     * pairs of starts faster, one even; session 20). The least is enough calls for the kernels' ordinary
+     * whose norms, attention and activations use other vector shapes, the 1B Q4_0 decoded one stream
+     * through the server at 32-46 ms a token, compiled here first at 29-34 (four starts of each,
+     * alternated, every pair faster; session 20). The least is enough calls for the kernels' ordinary
      * compilation, not only their loops' (on-stack replacement), even on a matrix of a single pass of rows.
      */
     static final int KERNEL_ROUNDS_AT_LEAST = 1_000;
@@ -114,7 +115,7 @@ public final class WarmUp {
         for (int m = 0; m < matrices.size(); m++) {
             int cols = matrices.get(m).cols();
             x[m] = new float[2 * cols];
-            for (int i = 0; i < x[m].length; i++) x[m][i] = (float) Math.sin(i * 0.37); // any values: the kernels' work does not depend on them
+            for (int i = 0; i < x[m].length; i++) x[m][i] = (float) Math.sin(i * 0.37); // any values: the work is the same
             out[m] = new float[2 * matrices.get(m).rows()];
         }
         int rounds = 0;
