@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -86,6 +87,8 @@ public final class StreamingClient {
             HttpResponse<Stream<String>> response;
             try {
                 response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+            } catch (HttpTimeoutException timedOut) {
+                throw timedOut; // no answer in time: sent again, it would only wait as long once more
             } catch (IOException noAnswer) {
                 // Failed before any response: most often a kept-alive connection the server had closed
                 // while it sat in the pool (llama-server closes idle ones after 5 s, so the first requests

@@ -2,6 +2,8 @@ package dev.inferd.engine.model;
 
 import dev.inferd.engine.tensor.WeightMatrix;
 
+import java.util.List;
+
 /** One transformer block's tensors ({@code blk.N.*}); biases are null when the file has none. */
 record LayerWeights(
         float[] attentionNorm,
@@ -16,4 +18,9 @@ record LayerWeights(
         WeightMatrix ffnGate,
         WeightMatrix ffnUp,
         WeightMatrix ffnDown) {
+
+    /** The block's weight matrices, the ones a forward pass multiplies by. */
+    List<WeightMatrix> matrices() {
+        return List.of(query, key, value, attentionOutput, ffnGate, ffnUp, ffnDown);
+    }
 }

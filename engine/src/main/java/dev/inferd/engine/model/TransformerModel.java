@@ -87,9 +87,7 @@ public final class TransformerModel implements Model {
     public List<WeightMatrix> smallestMatrixOfEachType() {
         Map<GGMLType, WeightMatrix> smallest = new EnumMap<>(GGMLType.class);
         List<WeightMatrix> all = new ArrayList<>();
-        for (LayerWeights lw : layers) {
-            all.addAll(List.of(lw.query(), lw.key(), lw.value(), lw.attentionOutput(), lw.ffnGate(), lw.ffnUp(), lw.ffnDown()));
-        }
+        for (LayerWeights lw : layers) all.addAll(lw.matrices());
         all.add(output); // the token embedding is only read row by row, unless it is the output too
         for (WeightMatrix m : all) {
             smallest.merge(m.type(), m, (a, b) -> (long) b.rows() * b.cols() < (long) a.rows() * a.cols() ? b : a);
