@@ -33,8 +33,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code 4864x896}: Qwen2.5 0.5B {@code ffn_gate}/{@code ffn_up};</li>
  *   <li>{@code 1536x576}: SmolLM2 135M {@code ffn_gate}/{@code ffn_up}.</li>
  * </ul>
- * The weights are cycled through enough copies (at least 256 MB) that each call reads them from
- * memory rather than the cache, as in a real forward pass. Weight bandwidth is
+ * The weights are cycled through enough copies (at least 256 MB, {@link #cycledMegabytes}) that each
+ * call reads them from memory rather than the cache, as in a real forward pass. Weight bandwidth is
  * {@code weightBytes x calls/s}: the first line of the run prints {@code weightBytes} per shape.
  */
 @State(Scope.Benchmark)
@@ -46,7 +46,6 @@ import java.util.concurrent.TimeUnit;
         "-XX:PerMethodTrapLimit=1000000", "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
         "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot4"})
 public class MatMulBenchmark {
-    private static final long CYCLED_BYTES = 256L << 20;
 
     @Param({"Q8_0", "Q4_0", "F16", "BF16", "F32"})
     public String type;
@@ -59,6 +58,13 @@ public class MatMulBenchmark {
 
     @Param({"2"})
     public int threads;
+
+    /**
+     * Megabytes of copies cycled through: 256 reads the weights from memory, as a forward pass does;
+     * 0 keeps one copy, which a small shape leaves in the cache, to measure the kernel's own speed.
+     */
+    @Param({"256"})
+    public int cycledMegabytes;
 
     private Arena arena;
     private WeightMatrix[] copies;
@@ -77,7 +83,8 @@ public class MatMulBenchmark {
         float[] values = new float[rows * cols];
         for (int i = 0; i < values.length; i++) values[i] = (float) (random.nextDouble() * 2 - 1);
         byte[] bytes = Quantizer.quantize(t, values);
-        int count = (int) Math.max(1, (CYCLED_BYTES + bytes.length - 1) / bytes.length);
+        long cycledBytes = (long) cycledMegabytes << 20;
+        int count = (int) Math.max(1, (cycledBytes + bytes.length - 1) / bytes.length);
         System.out.printf("%n%s %s: %d bytes of weights per call, %d copies cycled%n", type, shape, bytes.length, count);
         arena = Arena.ofShared();
         copies = new WeightMatrix[count];

@@ -145,7 +145,11 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
         };
     }
 
-    /** The copy: pass after pass of two groups of {@link #GROUP} rows, the groups' blocks alternating ({@link #blockAt}). */
+    /**
+     * The copy: pass after pass of two groups of {@link #GROUP} rows, block by block ({@link #pairAt}); within a
+     * block, the two groups' bytes side by side (Q8_0, Q4_0: {@link #blockAt}) or merged in the order the
+     * kernel reads them (Q4_K, Q6_K).
+     */
     final MemorySegment data;
     /** Blocks per row (blocks of 32 values, or super-blocks of 256). */
     final int blocks;
@@ -208,16 +212,19 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     /** Group {@code group}'s rows of the stored matrix {@code stored}, copied into the layout block by block. */
     final void fill(MemorySegment stored, int group) {
         long storedRowBytes = (long) blocks * storedBlockBytes;
-        long to = blockAt(group * GROUP, 0);
-        for (int k = 0; k < blocks; k++, to += 2L * blockBytes) {
+        for (int k = 0; k < blocks; k++) {
+            long pair = pairAt(group, k);
             for (int r = 0; r < GROUP; r++) {
-                fillBlock(stored, ((long) group * GROUP + r) * storedRowBytes + (long) k * storedBlockBytes, to, r);
+                fillBlock(stored, ((long) group * GROUP + r) * storedRowBytes + (long) k * storedBlockBytes, pair, group % 2, r);
             }
         }
     }
 
-    /** The stored block at {@code from}, row {@code r} of its group, into the group's block at {@code to}. */
-    abstract void fillBlock(MemorySegment stored, long from, long to, int r);
+    /**
+     * The stored block at {@code from}, row {@code r} of its group, into the pass's block at {@code pair},
+     * where the group is the pass's first ({@code place} 0) or second (1).
+     */
+    abstract void fillBlock(MemorySegment stored, long from, long pair, int place, int r);
 
     /** Every group of the {@code rows} copied from {@code stored}, on the shared worker pool. */
     final void fillFrom(MemorySegment stored, int rows) {
@@ -313,14 +320,22 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     }
 
     /**
-     * Where row {@code row}'s block {@code block} starts: its group's block, whose row {@code row % GROUP} it
-     * is. The two groups of a pass alternate block by block, so that a pass reads one stream: with each
-     * group's blocks in a run of their own, a pass read two streams a group apart, and one thread streamed
-     * a Q4_0 matrix from memory at 0.6 of the speed (session 15).
+     * Where block {@code block} of group {@code group}'s pass starts: both groups' bytes for those columns. The
+     * two groups of a pass go block by block, so that a pass reads one stream: with each group's blocks in a
+     * run of their own, a pass read two streams a group apart, and one thread streamed a Q4_0 matrix from
+     * memory at 0.6 of the speed (session 15). Within the block too the kernels' reads should go forward:
+     * the k-quant copies had each group's scales first and its values after, and a kernel reading a
+     * sub-block's values from both groups and then their scales got 15 GB/s from memory on one thread
+     * where plain streaming got 25 (session 21), so those copies merge the groups in reading order.
      */
+    final long pairAt(int group, int block) {
+        return group / 2 * passBytes + 2L * block * blockBytes;
+    }
+
+    /** Where row {@code row}'s block {@code block} starts in a copy whose groups lie side by side in a block (Q8_0, Q4_0). */
     final long blockAt(int row, int block) {
         int group = row / GROUP;
-        return group / 2 * passBytes + (2L * block + group % 2) * blockBytes;
+        return pairAt(group, block) + (long) (group % 2) * blockBytes;
     }
 
     /**

@@ -50,7 +50,8 @@ final class Q4_0Interleaved extends InterleavedRows {
     }
 
     @Override
-    void fillBlock(MemorySegment q4_0, long from, long to, int r) {
+    void fillBlock(MemorySegment q4_0, long from, long pair, int place, int r) {
+        long to = pair + (long) place * BLOCK_BYTES;
         data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q4_0.get(SHORT, from)));
         // the row's 16 bytes in two reads, handed out two bytes a step
         long first = q4_0.get(LONG, from + 2), second = q4_0.get(LONG, from + 10);

@@ -27,14 +27,16 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * across lanes, and the per-sub-block scales are vectors of eight rows instead of scalars broadcast one
  * at a time (the stored-layout kernel ran at about a third of llama.cpp's speed, session 8).
  *
- * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) stores, per super-block of 256 columns, {@link #BLOCK_BYTES} bytes:
+ * <p>The two groups of {@link #GROUP} rows of a pass (eight rows with AVX2, sixteen with AVX-512; the counts
+ * below are for eight) store, per super-block of 256 columns, 2 x {@link #BLOCK_BYTES} bytes in the order
+ * the kernel reads them ({@link InterleavedRows#pairAt}):
  * <ul>
- *   <li>the eight rows' {@code d}, then their {@code -dmin}, as floats;</li>
- *   <li>the 6-bit scales as bytes, sub-block by sub-block (byte {@code 8j + r} is row r's scale j),
- *       then the mins likewise;</li>
- *   <li>the eight sub-blocks of 32 values, each as eight 16-byte steps exactly like a
- *       {@link Q4_0Interleaved} block: a row's 16 bytes carry values i (low nibble) and 16 + i (high),
- *       and byte {@code 2r + t} of step s is row r's byte {@code 2s + t}.</li>
+ *   <li>for each of the eight sub-blocks j, a unit of {@link #UNIT_BYTES}: the first group's 6-bit scales
+ *       j as bytes (byte r is row r's), the second group's, the first group's mins j, the second's; then
+ *       the first group's 32 values of the sub-block as eight 16-byte steps exactly like a
+ *       {@link Q4_0Interleaved} block (a row's 16 bytes carry values i in the low nibble and 16 + i in the
+ *       high one, and byte {@code 2r + t} of step s is row r's byte {@code 2s + t}), then the second group's;</li>
+ *   <li>then the first group's {@code d} as floats, the second's, the first group's {@code -dmin}, the second's.</li>
  * </ul>
  * The stored layout packs sub-blocks 2p and 2p + 1 into the low and high nibbles of the same 32
  * bytes; the copy regroups them so that every sub-block takes the same eight steps.
@@ -49,12 +51,17 @@ final class Q4_KInterleaved extends InterleavedRows {
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 8;
     private static final int SUB_BLOCK_BYTES = STEPS * STEP_BYTES;
-    private static final int D_AT = 0;
-    private static final int MINUS_DMIN_AT = GROUP * Float.BYTES;
-    private static final int SCALES_AT = 2 * GROUP * Float.BYTES;
-    private static final int MINS_AT = SCALES_AT + SUB_BLOCKS * GROUP;
-    private static final int QS_AT = MINS_AT + SUB_BLOCKS * GROUP;
-    static final int BLOCK_BYTES = QS_AT + SUB_BLOCKS * SUB_BLOCK_BYTES;
+    /** A sub-block of both groups: their scales, their mins, their values. */
+    private static final int UNIT_BYTES = 4 * GROUP + 2 * SUB_BLOCK_BYTES;
+    // within a unit; the second group's come GROUP bytes (scales, mins) or SUB_BLOCK_BYTES (values) after the first's
+    private static final int SCALES_AT = 0;
+    private static final int MINS_AT = 2 * GROUP;
+    private static final int QS_AT = 4 * GROUP;
+    // after the units; the second group's come GROUP floats after the first's
+    private static final int D_AT = SUB_BLOCKS * UNIT_BYTES;
+    private static final int MINUS_DMIN_AT = D_AT + 2 * GROUP * Float.BYTES;
+    /** A group's share of a super-block: the copy is 1.06 times the stored size. */
+    static final int BLOCK_BYTES = (MINUS_DMIN_AT + 2 * GROUP * Float.BYTES) / 2;
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
 
     Q4_KInterleaved(int rows, int cols, MemorySegment memory) {
@@ -62,15 +69,16 @@ final class Q4_KInterleaved extends InterleavedRows {
     }
 
     @Override
-    void fillBlock(MemorySegment q4_K, long from, long to, int r) {
+    void fillBlock(MemorySegment q4_K, long from, long pair, int place, int r) {
         long h0 = q4_K.get(LONG, from), h1 = q4_K.get(LONG, from + 8);
         long low = Q4_KMatrix.low(h0, h1), high = h1 >>> 32;
         long scales = Q4_KMatrix.scales(low, high), mins = Q4_KMatrix.mins(low, high);
-        data.set(FLOAT, to + D_AT + (long) r * Float.BYTES, Q4_KMatrix.d(h0));
-        data.set(FLOAT, to + MINUS_DMIN_AT + (long) r * Float.BYTES, -Q4_KMatrix.dmin(h0));
+        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
+        data.set(FLOAT, pair + D_AT + inPair * Float.BYTES, Q4_KMatrix.d(h0));
+        data.set(FLOAT, pair + MINUS_DMIN_AT + inPair * Float.BYTES, -Q4_KMatrix.dmin(h0));
         for (int j = 0; j < SUB_BLOCKS; j++) {
-            data.set(BYTE, to + SCALES_AT + GROUP * j + r, (byte) (scales >>> 8 * j));
-            data.set(BYTE, to + MINS_AT + GROUP * j + r, (byte) (mins >>> 8 * j));
+            data.set(BYTE, pair + (long) UNIT_BYTES * j + SCALES_AT + inPair, (byte) (scales >>> 8 * j));
+            data.set(BYTE, pair + (long) UNIT_BYTES * j + MINS_AT + inPair, (byte) (mins >>> 8 * j));
         }
         for (int p = 0; p < SUB_BLOCKS / 2; p++) {
             long qs = from + 16 + 32L * p;
@@ -80,10 +88,15 @@ final class Q4_KInterleaved extends InterleavedRows {
                 long first = q4_K.get(LONG, qs + 8 * half), second = q4_K.get(LONG, qs + 16 + 8 * half);
                 long even = (first & LOW_NIBBLES) | (second & LOW_NIBBLES) << 4;
                 long odd = (first >>> 4 & LOW_NIBBLES) | (second & ~LOW_NIBBLES);
-                interleave(to + QS_AT + (long) (2 * p) * SUB_BLOCK_BYTES, r, half, even);
-                interleave(to + QS_AT + (long) (2 * p + 1) * SUB_BLOCK_BYTES, r, half, odd);
+                interleave(valuesAt(pair, 2 * p, place), r, half, even);
+                interleave(valuesAt(pair, 2 * p + 1, place), r, half, odd);
             }
         }
+    }
+
+    /** Where sub-block j's values of the pass's first ({@code place} 0) or second group start. */
+    private static long valuesAt(long pair, int j, int place) {
+        return pair + (long) UNIT_BYTES * j + QS_AT + (long) place * SUB_BLOCK_BYTES;
     }
 
     /** Row r's bytes {@code 8 * half .. 8 * half + 7} of a sub-block, two to a step. */
@@ -100,8 +113,7 @@ final class Q4_KInterleaved extends InterleavedRows {
         var four = ShortVector.broadcast(STEP_S, (short) 4);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
-        long block0 = pass * passBytes;
-        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
+        long pair = pass * passBytes;
         int[] activationPairs = x.pairs;
         int[] sums = x.sums;
         float[] xd = x.d;
@@ -117,8 +129,9 @@ final class Q4_KInterleaved extends InterleavedRows {
         for (int i = b * blocks * SUB_BLOCKS, end = i + blocks * SUB_BLOCKS; i < end; i++) {
             int j = i & (SUB_BLOCKS - 1);
             int p = i * (SUB_BLOCK / 2);
-            long q0 = block0 + QS_AT + SUB_BLOCK_BYTES * j;
-            long q1 = block1 + QS_AT + SUB_BLOCK_BYTES * j;
+            long unit = pair + UNIT_BYTES * j;
+            long q0 = unit + QS_AT;
+            long q1 = q0 + SUB_BLOCK_BYTES;
             var sum0 = ShortVector.zero(STEP_S);
             var sum1 = ShortVector.zero(STEP_S);
             ShortVector w0, w1, low, high;
@@ -171,10 +184,10 @@ final class Q4_KInterleaved extends InterleavedRows {
             sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
             sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
             int xsum = sums[i];
-            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
-            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
-            var mins0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + MINS_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
-            var mins1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + MINS_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE).convertShape(B2I, GROUP_I, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0);
+            var mins0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT, LE).convertShape(B2I, GROUP_I, 0);
+            var mins1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0);
             // IntDotMatrix.pairSums written out (see InterleavedRows)
             var pairs0 = (IntVector) sum0.reinterpretShape(GROUP_I, 0);
             var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
@@ -184,16 +197,15 @@ final class Q4_KInterleaved extends InterleavedRows {
             msum1 = msum1.lanewise(ADD, mins1.lanewise(MUL, IntVector.broadcast(GROUP_I, xsum)));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
-                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0 + MINUS_DMIN_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1 + MINUS_DMIN_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 isum0 = IntVector.zero(GROUP_I);
                 isum1 = IntVector.zero(GROUP_I);
                 msum0 = IntVector.zero(GROUP_I);
                 msum1 = IntVector.zero(GROUP_I);
-                block0 += 2 * BLOCK_BYTES;
-                block1 += 2 * BLOCK_BYTES;
+                pair += 2 * BLOCK_BYTES;
             }
         }
         var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
@@ -204,20 +216,22 @@ final class Q4_KInterleaved extends InterleavedRows {
     @Override
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
+        int place = group % 2;
         for (int k = 0; k < blockCount; k++) {
-            long block = blockAt(group * GROUP, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT, LE);
-            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, block + MINUS_DMIN_AT, LE).lanewise(NEG);
+            long pair = pairAt(group, firstBlock + k);
+            var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE);
+            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + (long) place * GROUP * Float.BYTES, LE).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
+                long unit = pair + (long) UNIT_BYTES * j + (long) place * GROUP;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
+                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE)
                         .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
                         .intoArray(scales, 0);
-                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block + MINS_AT + GROUP * j, LE)
+                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT, LE)
                         .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
-                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                long steps = valuesAt(pair, j, place);
                 for (int s = 0; s < STEPS; s++) {
                     nibbleStepToPanel(steps + (long) s * STEP_BYTES, 0, scales, panel, column + 2 * s * stride, stride);
                 }
@@ -229,14 +243,17 @@ final class Q4_KInterleaved extends InterleavedRows {
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
+        int group = row / GROUP, place = group % 2;
+        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
         for (int k = 0; k < blockCount; k++) {
-            long block = blockAt(row, firstBlock + k);
-            float d = data.get(FLOAT, block + D_AT + (long) r * Float.BYTES);
-            float dmin = -data.get(FLOAT, block + MINUS_DMIN_AT + (long) r * Float.BYTES);
+            long pair = pairAt(group, firstBlock + k);
+            float d = data.get(FLOAT, pair + D_AT + inPair * Float.BYTES);
+            float dmin = -data.get(FLOAT, pair + MINUS_DMIN_AT + inPair * Float.BYTES);
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
-                var scale = FloatVector.broadcast(F8, d * (data.get(BYTE, block + SCALES_AT + GROUP * j + r) & 0xFF));
-                var min = FloatVector.broadcast(F8, dmin * (data.get(BYTE, block + MINS_AT + GROUP * j + r) & 0xFF));
-                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                long unit = pair + (long) UNIT_BYTES * j;
+                var scale = FloatVector.broadcast(F8, d * (data.get(BYTE, unit + SCALES_AT + inPair) & 0xFF));
+                var min = FloatVector.broadcast(F8, dmin * (data.get(BYTE, unit + MINS_AT + inPair) & 0xFF));
+                long steps = valuesAt(pair, j, place);
                 var bytes = rowBytes(steps, r);
                 // B2I and masks rather than ZERO_EXTEND_B2I: see InterleavedRows
                 var q0 = (IntVector) bytes.convertShape(B2I, I8, 0);

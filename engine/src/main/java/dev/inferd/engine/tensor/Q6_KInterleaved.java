@@ -24,10 +24,13 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  * putting them together took most of the stored-layout kernel's time (session 8: a Q6_K row cost four
  * times a Q4_K row of the same length). The copy is 1.3 times the stored size.
  *
- * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) stores, per super-block of 256 columns, {@link #BLOCK_BYTES} bytes: the
- * eight rows' {@code d} as floats; the int8 scales, sub-block by sub-block (byte {@code 8j + r} is row
- * r's scale j, for the 16 values from {@code 16j}); then the sixteen sub-blocks, each eight 16-byte
- * steps in which byte {@code 2r + t} of step s is row r's value {@code 16j + 2s + t}, {@code q - 32}.
+ * <p>The two groups of {@link #GROUP} rows of a pass (eight rows with AVX2, sixteen with AVX-512; the counts
+ * below are for eight) store, per super-block of 256 columns, 2 x {@link #BLOCK_BYTES} bytes in the order
+ * the kernel reads them ({@link InterleavedRows#pairAt}): for each of the sixteen sub-blocks j, a unit of
+ * {@link #UNIT_BYTES}: the first group's int8 scales j (byte r is row r's, for the 16 values from
+ * {@code 16j}), the second group's, then the first group's values as eight 16-byte steps in which byte
+ * {@code 2r + t} of step s is row r's value {@code 16j + 2s + t}, {@code q - 32}, then the second group's;
+ * after the sixteen units, the first group's {@code d} as floats, then the second's.
  *
  * <p>Per super-block and row the arithmetic is llama.cpp's: an exact integer sum of
  * {@code scale * sum(q * xq)}, then one float multiply-add by {@code d * xd}. A lane adds 8 products of
@@ -40,10 +43,15 @@ final class Q6_KInterleaved extends InterleavedRows {
     private static final int SUB_BLOCK = 16;
     private static final int STEPS = 8;
     private static final int SUB_BLOCK_BYTES = STEPS * STEP_BYTES;
-    private static final int D_AT = 0;
-    private static final int SCALES_AT = GROUP * Float.BYTES;
-    private static final int QS_AT = SCALES_AT + SUB_BLOCKS * GROUP;
-    static final int BLOCK_BYTES = QS_AT + SUB_BLOCKS * SUB_BLOCK_BYTES;
+    /** A sub-block of both groups: their scales, their values. */
+    private static final int UNIT_BYTES = 2 * GROUP + 2 * SUB_BLOCK_BYTES;
+    // within a unit; the second group's come GROUP bytes (scales) or SUB_BLOCK_BYTES (values) after the first's
+    private static final int SCALES_AT = 0;
+    private static final int QS_AT = 2 * GROUP;
+    /** After the units; the second group's come GROUP floats after the first's. */
+    private static final int D_AT = SUB_BLOCKS * UNIT_BYTES;
+    /** A group's share of a super-block. */
+    static final int BLOCK_BYTES = (D_AT + 2 * GROUP * Float.BYTES) / 2;
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
     private static final long TWO_BITS = 0x0303030303030303L;
     private static final long BIT_5 = 0x2020202020202020L;
@@ -55,18 +63,24 @@ final class Q6_KInterleaved extends InterleavedRows {
     }
 
     @Override
-    void fillBlock(MemorySegment q6_K, long from, long to, int r) {
+    void fillBlock(MemorySegment q6_K, long from, long pair, int place, int r) {
         long[] q = SUPER_BLOCK_VALUES.get();
         decode(q6_K, from, q);
-        data.set(FLOAT, to + D_AT + (long) r * Float.BYTES, Float.float16ToFloat(q6_K.get(SHORT, from + 208)));
+        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
+        data.set(FLOAT, pair + D_AT + inPair * Float.BYTES, Float.float16ToFloat(q6_K.get(SHORT, from + 208)));
         for (int j = 0; j < SUB_BLOCKS; j++) {
-            data.set(BYTE, to + SCALES_AT + GROUP * j + r, q6_K.get(BYTE, from + 192 + j));
+            data.set(BYTE, pair + (long) UNIT_BYTES * j + SCALES_AT + inPair, q6_K.get(BYTE, from + 192 + j));
             for (int s = 0; s < STEPS; s++) {
                 // values 16j + 2s and 16j + 2s + 1: bytes 2 (s % 4) of long 2j + s / 4
-                data.set(SHORT, to + QS_AT + (long) SUB_BLOCK_BYTES * j + STEP_BYTES * s + 2L * r,
+                data.set(SHORT, valuesAt(pair, j, place) + STEP_BYTES * s + 2L * r,
                         (short) (q[2 * j + s / 4] >>> 16 * (s % 4)));
             }
         }
+    }
+
+    /** Where sub-block j's values of the pass's first ({@code place} 0) or second group start. */
+    private static long valuesAt(long pair, int j, int place) {
+        return pair + (long) UNIT_BYTES * j + QS_AT + (long) place * SUB_BLOCK_BYTES;
     }
 
     /**
@@ -104,8 +118,7 @@ final class Q6_KInterleaved extends InterleavedRows {
         var sixteen = IntVector.broadcast(GROUP_I, 16);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
-        long block0 = pass * passBytes;
-        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
+        long block = pass * passBytes; // both groups' super-block
         int[] activationPairs = x.pairs;
         float[] xd = x.d;
         var isum0 = IntVector.zero(GROUP_I);
@@ -115,8 +128,9 @@ final class Q6_KInterleaved extends InterleavedRows {
         for (int i = b * blocks * SUB_BLOCKS, end = i + blocks * SUB_BLOCKS; i < end; i++) {
             int j = i & (SUB_BLOCKS - 1);
             int p = i * (SUB_BLOCK / 2);
-            long q0 = block0 + QS_AT + SUB_BLOCK_BYTES * j;
-            long q1 = block1 + QS_AT + SUB_BLOCK_BYTES * j;
+            long unit = block + UNIT_BYTES * j;
+            long q0 = unit + QS_AT;
+            long q1 = q0 + SUB_BLOCK_BYTES;
             var sum0 = ShortVector.zero(STEP_S);
             var sum1 = ShortVector.zero(STEP_S);
             ShortVector pair;
@@ -144,8 +158,8 @@ final class Q6_KInterleaved extends InterleavedRows {
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretShape(STEP_S, 0);
             sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
             sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block0 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
-            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, block1 + SCALES_AT + GROUP * j, LE).convertShape(B2I, GROUP_I, 0);
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE).convertShape(B2I, GROUP_I, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0);
             // IntDotMatrix.pairSums written out (see InterleavedRows): a pair may pass 16 bits
             var pairs0 = (IntVector) sum0.reinterpretShape(GROUP_I, 0);
             var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
@@ -153,12 +167,11 @@ final class Q6_KInterleaved extends InterleavedRows {
             isum1 = isum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen)).lanewise(MUL, scales1));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1 + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 isum0 = IntVector.zero(GROUP_I);
                 isum1 = IntVector.zero(GROUP_I);
-                block0 += 2 * BLOCK_BYTES;
-                block1 += 2 * BLOCK_BYTES;
+                block += 2 * BLOCK_BYTES;
             }
         }
         var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
@@ -169,14 +182,15 @@ final class Q6_KInterleaved extends InterleavedRows {
     @Override
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
+        int place = group % 2;
         for (int k = 0; k < blockCount; k++) {
-            long block = blockAt(group * GROUP, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(GROUP_F, data, block + D_AT, LE);
+            long pair = pairAt(group, firstBlock + k);
+            var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE);
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, block + SCALES_AT + GROUP * j, LE)
+                d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, pair + (long) UNIT_BYTES * j + SCALES_AT + (long) place * GROUP, LE)
                         .convertShape(B2F, GROUP_F, 0)).intoArray(scales, 0);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
-                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                long steps = valuesAt(pair, j, place);
                 for (int s = 0; s < STEPS; s++) {
                     signedStepToPanel(steps + (long) s * STEP_BYTES, scales, panel, column + 2 * s * stride, stride);
                 }
@@ -188,12 +202,14 @@ final class Q6_KInterleaved extends InterleavedRows {
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
+        int group = row / GROUP, place = group % 2;
+        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
         for (int k = 0; k < blockCount; k++) {
-            long block = blockAt(row, firstBlock + k);
-            float d = data.get(FLOAT, block + D_AT + (long) r * Float.BYTES);
+            long pair = pairAt(group, firstBlock + k);
+            float d = data.get(FLOAT, pair + D_AT + inPair * Float.BYTES);
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
-                var scale = FloatVector.broadcast(F8, d * data.get(BYTE, block + SCALES_AT + GROUP * j + r));
-                long steps = block + QS_AT + (long) SUB_BLOCK_BYTES * j;
+                var scale = FloatVector.broadcast(F8, d * data.get(BYTE, pair + (long) UNIT_BYTES * j + SCALES_AT + inPair));
+                long steps = valuesAt(pair, j, place);
                 var q = rowBytes(steps, r);
                 ((FloatVector) q.convertShape(B2F, F8, 0)).lanewise(MUL, scale).intoArray(out, offset);
                 ((FloatVector) q.convertShape(B2F, F8, 1)).lanewise(MUL, scale).intoArray(out, offset + 8);

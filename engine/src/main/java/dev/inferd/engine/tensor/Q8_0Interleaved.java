@@ -44,7 +44,8 @@ final class Q8_0Interleaved extends InterleavedRows {
     }
 
     @Override
-    void fillBlock(MemorySegment q8_0, long from, long to, int r) {
+    void fillBlock(MemorySegment q8_0, long from, long pair, int place, int r) {
+        long to = pair + (long) place * BLOCK_BYTES;
         data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q8_0.get(SHORT, from)));
         // the row's 32 values in four reads, handed out two a step
         for (int l = 0; l < 4; l++) {
