@@ -22,10 +22,13 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  * broadcasts every block's scale from a general register, the step that held the Q4_0 kernel to half
  * of llama.cpp's speed before it was interleaved (session 7).
  *
- * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) stores, per block of 32 columns, {@link #BLOCK_BYTES} bytes (1.06 times
- * the stored size): the eight scales as floats, then sixteen 16-byte steps in which byte
- * {@code 2r + t} of step s is row r's value {@code 2s + t}. A step widened to 16 shorts is two values
- * of each row, and the matching pair of activations, read as one int and broadcast, lines up with it.
+ * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) takes, per block of 32 columns, {@link #BLOCK_BYTES} bytes (1.06 times
+ * the stored size): sixteen 16-byte steps in which byte {@code 2r + t} of step s is row r's value
+ * {@code 2s + t}, and the eight scales as floats. A step widened to 16 shorts is two values of each row,
+ * and the matching pair of activations, read as one int and broadcast, lines up with it. The two groups
+ * of a pass share a block in the order the kernel reads them ({@link InterleavedRows#pairAt}): the first
+ * group's steps 0-7, the second group's, the first group's steps 8-15, the second's, then the first
+ * group's scales and the second's.
  *
  * <p>Products are at most 128 * 127, so two steps' products add inside 16 bits; their pair sums then
  * go to 32-bit lanes, one lane a row. Per block and row the float operations are llama.cpp's: the
@@ -36,8 +39,11 @@ import static jdk.incubator.vector.VectorOperators.MUL;
 final class Q8_0Interleaved extends InterleavedRows {
     private static final int BLOCK = 32;
     private static final int STEPS = 16;
-    private static final int SCALE_BYTES = GROUP * Float.BYTES;
-    static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP_BYTES;
+    /** Half a block's steps of one group: what the kernel reads of each group an iteration. */
+    private static final int HALF_BYTES = STEPS / 2 * STEP_BYTES;
+    /** After both groups' steps; the second group's scales come GROUP floats after the first's. */
+    private static final int SCALES_AT = 4 * HALF_BYTES;
+    static final int BLOCK_BYTES = (SCALES_AT + 2 * GROUP * Float.BYTES) / 2;
 
     Q8_0Interleaved(int rows, int cols, MemorySegment memory) {
         super(GGMLType.Q8_0, rows, cols, BLOCK_BYTES, memory);
@@ -45,15 +51,19 @@ final class Q8_0Interleaved extends InterleavedRows {
 
     @Override
     void fillBlock(MemorySegment q8_0, long from, long pair, int place, int r) {
-        long to = pair + (long) place * BLOCK_BYTES;
-        data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q8_0.get(SHORT, from)));
+        data.set(FLOAT, pair + SCALES_AT + ((long) place * GROUP + r) * Float.BYTES, Float.float16ToFloat(q8_0.get(SHORT, from)));
         // the row's 32 values in four reads, handed out two a step
         for (int l = 0; l < 4; l++) {
             long values = q8_0.get(LONG, from + 2 + 8L * l);
             for (int s = 0; s < 4; s++) {
-                data.set(SHORT, to + SCALE_BYTES + (long) (4 * l + s) * STEP_BYTES + 2L * r, (short) (values >>> 16 * s));
+                data.set(SHORT, stepAt(pair, 4 * l + s, place) + 2L * r, (short) (values >>> 16 * s));
             }
         }
+    }
+
+    /** Where step s (0-15) of the pass's first ({@code place} 0) or second group starts. */
+    private static long stepAt(long pair, int s, int place) {
+        return pair + (long) (2 * (s / (STEPS / 2)) + place) * HALF_BYTES + (long) (s % (STEPS / 2)) * STEP_BYTES;
     }
 
     @Override
@@ -62,8 +72,7 @@ final class Q8_0Interleaved extends InterleavedRows {
         var sixteen = IntVector.broadcast(GROUP_I, 16);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
-        long block0 = pass * passBytes;
-        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
+        long block = pass * passBytes; // both groups'
         int[] pairs = x.pairs;
         float[] xd = x.d;
         var sum0 = IntVector.zero(GROUP_I);
@@ -77,8 +86,8 @@ final class Q8_0Interleaved extends InterleavedRows {
         // outgrew C2's inlining budget and ran boxed, a hundred times slower
         for (int i = 2 * b * blocks, end = i + 2 * blocks; i < end; i++) {
             int half = i & 1;
-            long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
-            long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP_BYTES;
+            long steps0 = block + 2 * half * HALF_BYTES;
+            long steps1 = steps0 + HALF_BYTES;
             int ph = i * (STEPS / 2);
             a = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph]).reinterpretShape(STEP_S, 0);
             c = (ShortVector) IntVector.broadcast(GROUP_I, pairs[ph + 1]).reinterpretShape(STEP_S, 0);
@@ -114,12 +123,11 @@ final class Q8_0Interleaved extends InterleavedRows {
             sum1 = sum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen)).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
             if (half == 1) {
                 float d = xd[i / 2];
-                acc0 = ((FloatVector) sum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) sum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) sum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block + SCALES_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) sum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block + SCALES_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 sum0 = IntVector.zero(GROUP_I);
                 sum1 = IntVector.zero(GROUP_I);
-                block0 += 2 * BLOCK_BYTES;
-                block1 += 2 * BLOCK_BYTES;
+                block += 2 * BLOCK_BYTES;
             }
         }
         var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
@@ -130,12 +138,14 @@ final class Q8_0Interleaved extends InterleavedRows {
     @Override
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
+        int place = group % 2;
         for (int k = 0; k < blockCount; k++) {
-            long block = blockAt(group * GROUP, firstBlock + k);
-            FloatVector.fromMemorySegment(GROUP_F, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
+            long pair = pairAt(group, firstBlock + k);
+            // MemorySegment.copy: a stub call per block
+            FloatVector.fromMemorySegment(GROUP_F, data, pair + SCALES_AT + (long) place * GROUP * Float.BYTES, LE).intoArray(scales, 0);
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
-                signedStepToPanel(block + SCALE_BYTES + (long) s * STEP_BYTES, scales, panel, column + 2 * s * stride, stride);
+                signedStepToPanel(stepAt(pair, s, place), scales, panel, column + 2 * s * stride, stride);
             }
         }
     }
@@ -144,11 +154,12 @@ final class Q8_0Interleaved extends InterleavedRows {
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
+        int group = row / GROUP, place = group % 2;
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {
-            long block = blockAt(row, firstBlock + k);
-            var d = FloatVector.broadcast(F8, data.get(FLOAT, block + (long) r * Float.BYTES));
-            var first = rowBytes(block + SCALE_BYTES, r);
-            var second = rowBytes(block + SCALE_BYTES + 8L * STEP_BYTES, r);
+            long pair = pairAt(group, firstBlock + k);
+            var d = FloatVector.broadcast(F8, data.get(FLOAT, pair + SCALES_AT + ((long) place * GROUP + r) * Float.BYTES));
+            var first = rowBytes(stepAt(pair, 0, place), r);
+            var second = rowBytes(stepAt(pair, STEPS / 2, place), r);
             ((FloatVector) first.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset);
             ((FloatVector) first.convertShape(B2F, F8, 1)).lanewise(MUL, d).intoArray(out, offset + 8);
             ((FloatVector) second.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset + 16);
