@@ -86,13 +86,16 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * floats, and once the JDK method's record of deoptimizations passed
  * {@code PerMethodRecompilationCutoff / 2} it left them virtual and boxed the accumulators on every
  * block: Q8_0 decoded 10-20% slower with some 1,450 young collections per bench instead of 150, on 7 of
- * 15 starts (session 18). So the Q8_0, Q4_K and Q6_K kernels store {@code acc.lanewise(ADD, -0)}, the
- * same bits (x + -0 is x for every x, -0 included), a vector of the exact class. Q4_0's do not: there
- * the extra operation tipped C2 into a slower shape on 5 of 6 starts (26-27 t/s against 30-35; one of
- * its speculative class checks in {@code AbstractVector.sameSpecies} failed during warm-up and the
- * recompiled kernel lost all 98 of them, session 19); with plain stores it ran at 27-35 t/s, median
- * 32-33, with 2 of 12 starts at some 800 collections instead of 150. Such a slower shape allocates
- * nothing, so no test here sees it; {@code bench} does.
+ * 15 starts (session 18). So the kernels store {@code acc.lanewise(ADD, -0)}, the same bits (x + -0 is
+ * x for every x, -0 included), a vector of the exact class. Q4_0's did not for a while: there the extra
+ * operation tipped C2 into a slower shape on 5 of 6 starts (26-27 t/s against 30-35; one of its
+ * speculative class checks in {@code AbstractVector.sameSpecies} failed during warm-up and the
+ * recompiled kernel lost all 98 of them, session 19). Since the warm-up compiles the kernels first
+ * (session 20) that no longer showed (four alternated starts, 34.7-43.1 t/s against 25.2-37.4, session
+ * 21), while with plain stores 2 of 10 starts decoded at some 850 collections instead of 200 and the
+ * allocation test found the Q4_0 kernel allocating 6-21 KB a call in 2 of 6 runs; with these stores the
+ * one failure in 5 runs was 80 bytes a call (one vector). A slower shape that allocates nothing is
+ * seen by no test here; {@code bench} sees it.
  *
  * <p>How C2 compiles a kernel matters as much as its arithmetic (session 10). A loop over a block's
  * steps is split into pre-, main and post-loops with the segment's long range checks recomputed

@@ -146,8 +146,9 @@ final class Q4_0Interleaved extends InterleavedRows {
             acc1 = ((FloatVector) ints1.lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0))
                     .lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
         }
-        acc0.intoArray(out, outIndex);
-        acc1.intoArray(out, outIndex + GROUP);
+        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
+        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
+        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
     }
 
     /**
@@ -268,10 +269,11 @@ final class Q4_0Interleaved extends InterleavedRows {
                 block1 += 2 * BLOCK_BYTES;
             }
         }
-        accA0.intoArray(out, outIndex);
-        accA1.intoArray(out, outIndex + GROUP);
-        accB0.intoArray(out, outIndex + stride);
-        accB1.intoArray(out, outIndex + stride + GROUP);
+        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
+        accA0.lanewise(ADD, minusZero).intoArray(out, outIndex);
+        accA1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
+        accB0.lanewise(ADD, minusZero).intoArray(out, outIndex + stride);
+        accB1.lanewise(ADD, minusZero).intoArray(out, outIndex + stride + GROUP);
     }
 
     @Override
