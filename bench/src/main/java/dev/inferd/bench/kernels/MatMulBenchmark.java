@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code 4864x896}: Qwen2.5 0.5B {@code ffn_gate}/{@code ffn_up};</li>
  *   <li>{@code 1536x576}: SmolLM2 135M {@code ffn_gate}/{@code ffn_up}.</li>
  * </ul>
- * The weights are cycled through enough copies (at least 256 MB, {@link #cycledMegabytes}) that each
+ * The weights are cycled through enough copies (256 MB by default, {@link #cycledMegabytes}) that each
  * call reads them from memory rather than the cache, as in a real forward pass. Weight bandwidth is
  * {@code weightBytes x calls/s}: the first line of the run prints {@code weightBytes} per shape.
  */

@@ -222,12 +222,12 @@ final class Q4_KInterleaved extends InterleavedRows {
             var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE);
             var dmin = FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + (long) place * GROUP * Float.BYTES, LE).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                long unit = pair + (long) UNIT_BYTES * j + (long) place * GROUP;
+                long unit = pair + (long) UNIT_BYTES * j, ofGroup = (long) place * GROUP; // the second group's after the first's
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE)
+                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
                         .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
                         .intoArray(scales, 0);
-                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT, LE)
+                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
                         .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
@@ -244,7 +244,7 @@ final class Q4_KInterleaved extends InterleavedRows {
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         int group = row / GROUP, place = group % 2;
-        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
+        long inPair = row % ROWS_PER_PASS; // the row's byte or float among the pass's two groups
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
             float d = data.get(FLOAT, pair + D_AT + inPair * Float.BYTES);

@@ -203,7 +203,7 @@ final class Q6_KInterleaved extends InterleavedRows {
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         int group = row / GROUP, place = group % 2;
-        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
+        long inPair = row % ROWS_PER_PASS; // the row's byte or float among the pass's two groups
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
             float d = data.get(FLOAT, pair + D_AT + inPair * Float.BYTES);

@@ -157,7 +157,7 @@ final class Q8_0Interleaved extends InterleavedRows {
         int group = row / GROUP, place = group % 2;
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {
             long pair = pairAt(group, firstBlock + k);
-            var d = FloatVector.broadcast(F8, data.get(FLOAT, pair + SCALES_AT + ((long) place * GROUP + r) * Float.BYTES));
+            var d = FloatVector.broadcast(F8, data.get(FLOAT, pair + SCALES_AT + (long) (row % ROWS_PER_PASS) * Float.BYTES)); // the row's among both groups
             var first = rowBytes(stepAt(pair, 0, place), r);
             var second = rowBytes(stepAt(pair, STEPS / 2, place), r);
             ((FloatVector) first.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset);
