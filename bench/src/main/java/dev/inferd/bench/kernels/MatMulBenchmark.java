@@ -43,7 +43,8 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-        "-XX:PerMethodTrapLimit=1000000", "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
+        "-XX:PerMethodTrapLimit=1000000", "-XX:PerMethodRecompilationCutoff=1000000",
+        "-XX:PerBytecodeRecompilationCutoff=1000000", "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
         "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot4"})
 public class MatMulBenchmark {
 

@@ -125,6 +125,10 @@ class InterleavedKernelsAllocateNothingTest {
      * log of a boxed Q4_K kernel: 120 virtual calls, "observe trap='class_check'" at a count of 231 and up).
      * The launcher and the test JVMs raise the limit (the pom's {@code jvm.flags}); without that, this case
      * failed in 3 of 3 runs and, in {@code bench}, the 1B Q4_K_M decoded boxed on 4 of 6 starts (0 of 12 with it).
+     * The same deoptimizations, summed over all a kernel inlines, also pass half of
+     * {@code -XX:PerMethodRecompilationCutoff}, after which C2 leaves a call whose profile saw two classes
+     * virtual: with only the trap limit raised this case failed in 3 of 25 runs (session 22, one vector
+     * boxed per call of the Q4_0 or Q8_0 kernel), and in none of 30 with the cutoffs raised too.
      */
     @Test
     void kernelsCompiledAfterVectorApiDeoptimizationsStayAllocationFree() throws Exception {
