@@ -217,12 +217,13 @@ final class Q4_KInterleaved extends InterleavedRows {
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
         int place = group % 2;
+        long ofGroup = (long) place * GROUP; // the group's scales, mins and floats: the second group's after the first's
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE);
-            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + (long) place * GROUP * Float.BYTES, LE).lanewise(NEG);
+            var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + ofGroup * Float.BYTES, LE);
+            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + ofGroup * Float.BYTES, LE).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                long unit = pair + (long) UNIT_BYTES * j, ofGroup = (long) place * GROUP; // the second group's after the first's
+                long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
                 d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
                         .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))

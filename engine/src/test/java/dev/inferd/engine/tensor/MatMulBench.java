@@ -14,7 +14,7 @@ import java.util.Random;
  * weights read at batch 1 (decode; several copies of the matrix are cycled so the weights come from
  * memory, not the cache) and GFLOP/s at larger batches (prefill). Reports the median and the best of
  * several timed runs (the machine is shared). Run with the test classpath:
- * {@code java --add-modules jdk.incubator.vector} plus the launcher's {@code -XX:PerMethodTrapLimit} and {@code -XX:CompileCommand} flags
+ * {@code java --add-modules jdk.incubator.vector} plus the launcher's {@code -XX:PerMethodTrapLimit}, recompilation cutoff and {@code -XX:CompileCommand} flags
  * (see {@code ./inferd}) {@code -cp ... dev.inferd.engine.tensor.MatMulBench
  * [threads [types [shapes [batches]]]]}, e.g. {@code 2 Q8_0,Q4_0 2048x8192,8192x2048 1,512}.
  */
