@@ -197,12 +197,12 @@ public final class BenchCommand implements Callable<Integer> {
                 WorkerPool.configure(t); // before loading: the model keeps the shared pool
                 double bandwidth = MemoryBandwidth.measure(WorkerPool.shared(), bandwidthBufferMb << 20);
                 var limit = new DecodeLimit(bandwidth, footprint.bytesPerToken());
-                // saved before measuring, so that no write runs beside the tests; the next load maps it
+                // saved (or moved into memory) before measuring, so that nothing runs beside the tests
                 CopyCacheFile copies = noCopyCache ? null
                         : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf);
                 Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, maxPrompt)),
                         copies != null ? copies : CopyStore.inMemory());
-                CopyCaches.save(copies, file.getFileName().toString(), err);
+                CopyCaches.settle(copies, file.getFileName().toString(), err);
                 // the server's warm-up first: generated tokens' kernels compile before any prompt product runs,
                 // since compiled after prompt products they ran boxed on AVX-512 (tg128 of the 1B Q4_0 12.6 and
                 // 17 t/s after pp512 against 27 alone, session 15; see WarmUp)

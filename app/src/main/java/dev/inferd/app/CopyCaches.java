@@ -10,8 +10,9 @@ import java.util.Locale;
 
 /**
  * The commands' side of {@link CopyCacheFile}: where the copies of weights for generated tokens are
- * cached ({@code $INFERD_HOME/copies}), and saving what a load built so that the next start of the same
- * model maps them instead of building them again.
+ * cached ({@code $INFERD_HOME/copies}), and what follows a load: saving what it built, so that the next
+ * start of the same model maps them instead of building them again, or moving what it mapped into
+ * memory ({@link CopyCacheFile#moveIntoMemory}).
  */
 final class CopyCaches {
     private CopyCaches() {
@@ -30,15 +31,28 @@ final class CopyCaches {
                 : String.format(Locale.ROOT, " (%d MB of copies for generated tokens built)", cache.copyBytes() >> 20);
     }
 
-    /** {@link #save} on a thread of its own, off the path of requests (a daemon: an exit mid-write leaves no file). */
-    static void saveInBackground(CopyCacheFile cache, String model, PrintStream out) {
-        if (cache == null || !cache.needsSaving()) return;
-        Thread.ofPlatform().name("inferd-copy-cache").daemon(true).start(() -> save(cache, model, out));
+    /** {@link #settle} on a thread of its own, off the path of requests (a daemon: an exit mid-write leaves no file). */
+    static void settleInBackground(CopyCacheFile cache, String model, PrintStream out) {
+        if (cache == null || cache.copyBytes() == 0) return;
+        Thread.ofPlatform().name("inferd-copy-cache").daemon(true).start(() -> settle(cache, model, out));
+    }
+
+    /** Saves the copies the load built, or moves those it mapped from the cache into memory, saying what it did. */
+    static void settle(CopyCacheFile cache, String model, PrintStream out) {
+        if (cache == null) return;
+        if (cache.needsSaving()) {
+            save(cache, model, out);
+        } else if (cache.reused()) {
+            long started = System.nanoTime();
+            if (cache.moveIntoMemory()) {
+                out.printf(Locale.ROOT, "inferd: model %s: copies for generated tokens moved into memory in %d ms%n",
+                        model, (System.nanoTime() - started) / 1_000_000);
+            }
+        }
     }
 
     /** Saves what the load built, saying where, or why not (the server goes on either way). */
-    static void save(CopyCacheFile cache, String model, PrintStream out) {
-        if (cache == null || !cache.needsSaving()) return;
+    private static void save(CopyCacheFile cache, String model, PrintStream out) {
         long started = System.nanoTime();
         try {
             if (cache.save()) {

@@ -11,6 +11,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -27,8 +28,8 @@ import java.util.Map;
  * The interleaved copies of one model file's matrices ({@link InterleavedRows}), kept in a cache file
  * so that the next load maps them instead of building them: the copies of a 1B Q4_K_M file took 3.5 s
  * of its start on this project's 2-core machine, and in memory they were resident beside the mapped
- * file. Mapped from the cache, they are file pages like the model's own, and the model's pages of the
- * copied matrices are never read.
+ * file. Mapped from the cache, the model's pages of the copied matrices are never read; once the server
+ * is up, {@link #moveIntoMemory} gives the mapped pages anonymous copies, which decode faster.
  *
  * <p>The file is {@value #MAGIC_TEXT}, then little-endian: the format version, the rows in a group of
  * the copies' layout ({@link InterleavedRows#GROUP}: a cache made on a machine of another vector width
@@ -65,6 +66,8 @@ public final class CopyCacheFile implements CopyStore {
     private final long fileSize;
     /** The cache's copies, mapped; null when there was no usable cache. */
     private final MemorySegment mapped;
+    /** Whether {@link #mapped} is a private (copy-on-write) mapping, which {@link #moveIntoMemory} needs. */
+    private boolean privateMapping;
     /** The copies built by this load, to be saved. */
     private final Map<String, MemorySegment> built = new LinkedHashMap<>();
 
@@ -145,6 +148,27 @@ public final class CopyCacheFile implements CopyStore {
     }
 
     /**
+     * Gives every page of the mapped copies a private copy of its own in anonymous memory, in place:
+     * {@code MADV_POPULATE_WRITE} over the copy-on-write mapping ({@link LinuxMemory}), the same bytes at
+     * the same addresses, so that kernels reading them meanwhile read the same values. Returns whether it
+     * did; false where this load built its copies, the cache was mapped read-only, or the system has no
+     * such advice (before Linux 5.14): the copies then stay mapped from the page cache.
+     *
+     * <p>Why (session 23): on this project's machine a process's mapped file pages that went unread for
+     * 0.05-2 s read back at 3-7 GB/s instead of 25-35 (a streaming pass over the 1B Q8_0's copies, no page
+     * fault counted), while anonymous pages read at full speed after any pause. That machine runs DAMON's
+     * physical-address monitoring ({@code kdamond}, sampling every 500 ms); with it switched off, mapped
+     * pages read at full speed too. Decoding reads each copy once per token, 25-50 ms apart for a 1B
+     * model, and the copies read from such a mapping decoded slower than the same copies built in memory.
+     * This takes 0.8-2.3 s for 1.39 GB (as long as the host takes to back fresh memory), so the server
+     * does it after it is ready ({@code serve}) and {@code bench} before it measures.
+     */
+    public boolean moveIntoMemory() {
+        if (mapped == null || !privateMapping) return false;
+        return LinuxMemory.advise(mapped.address(), mapped.byteSize(), LinuxMemory.POPULATE_WRITE);
+    }
+
+    /**
      * Writes the copies this load built to the cache, once every copy the model file gets was built
      * (a cache that was used, or a model loaded in part, writes nothing). Returns whether it wrote.
      *
@@ -186,9 +210,13 @@ public final class CopyCacheFile implements CopyStore {
         }
     }
 
-    /** The cache's copies through a native view of its mapping, or null unless its header is this load's. */
+    /**
+     * The cache's copies through a native view of its mapping, or null unless its header is this load's.
+     * The mapping is private (copy-on-write) where the file can be opened for writing, so that
+     * {@link #moveIntoMemory} can give its pages anonymous copies; else read-only.
+     */
     private MemorySegment mapIfCurrent() {
-        try (var ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (var ch = openForMapping()) {
             if (ch.size() != fileSize) return null;
             var found = ByteBuffer.allocate(header.length);
             while (found.hasRemaining() && ch.read(found, found.position()) > 0) {
@@ -198,12 +226,27 @@ public final class CopyCacheFile implements CopyStore {
             // an automatic arena: the mapping lasts while any matrix's view of it is reachable. Read through a
             // plain native view, as the model file is (GGUFFile.open), so that the kernels meet one segment class.
             Arena arena = Arena.ofAuto();
-            MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, fileSize, arena);
+            var mode = privateMapping ? FileChannel.MapMode.PRIVATE : FileChannel.MapMode.READ_ONLY;
+            MemorySegment mapping = ch.map(mode, 0, fileSize, arena);
             return MemorySegment.ofAddress(mapping.address()).reinterpret(fileSize, arena, null);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException | UnsupportedOperationException e) {
             return null; // unreadable: built again, and the save says what is wrong
+        }
+    }
+
+    /** The cache file opened for a private mapping (which the JDK maps only from a writable channel), else read-only. */
+    private FileChannel openForMapping() throws IOException {
+        try {
+            var ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            privateMapping = true;
+            return ch;
+        } catch (NoSuchFileException e) {
+            throw e;
+        } catch (FileSystemException | UnsupportedOperationException e) { // not ours to write: another user's cache
+            privateMapping = false;
+            return FileChannel.open(file, StandardOpenOption.READ);
         }
     }
 

@@ -29,7 +29,7 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * per-block step held the row kernels to half of llama.cpp's speed or less (sessions 7 and 8).
  *
  * <p>The copy is built at load, on the shared worker pool, in native memory, and cached in a file that
- * later loads map instead ({@link CopyStore}); GGUF data is little-endian and the kernels read the copy
+ * later loads map instead and then move into memory of their own ({@link CopyStore}); GGUF data is little-endian and the kernels read the copy
  * little-endian whatever the machine. Everything that reads a copied matrix reads the copy (prompt
  * panels too, {@link #decodePanel}, and embedding rows, {@link #decode}), so the model file's pages for
  * it can be let go.

@@ -19,10 +19,12 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The cache of interleaved copies: a load that finds this model file's cache maps it and computes the
- * same logits, bit for bit, as a load that builds the copies; anything that does not match the model
+ * same logits, bit for bit, as a load that builds the copies, and then moves them into memory of its
+ * own; anything that does not match the model
  * file as it is now (another modification time, a torn or altered file) is built again, never used.
  */
 class CopyCacheFileTest {
@@ -65,6 +67,30 @@ class CopyCacheFileTest {
 
             assertThat(built).isEqualTo(inMemory);
             assertThat(mapped).isEqualTo(inMemory);
+        }
+    }
+
+    @Test
+    void copiesMovedIntoMemoryNoLongerReadTheCacheFile() throws IOException {
+        assumeTrue(System.getProperty("os.name").startsWith("Linux"), "moving needs Linux's madvise");
+        try (GGUFFile gguf = GGUFFile.open(model)) {
+            float[] inMemory = logits(Model.load(gguf, 8, CopyStore.inMemory()));
+            CopyCacheFile first = CopyCacheFile.open(cacheDir, gguf);
+            Model.load(gguf, 8, first);
+            assertThat(first.save()).isTrue();
+            CopyCacheFile moved = CopyCacheFile.open(cacheDir, gguf);
+            Model inAnonymousMemory = Model.load(gguf, 8, moved);
+            CopyCacheFile stillMapped = CopyCacheFile.open(cacheDir, gguf);
+            Model mapped = Model.load(gguf, 8, stillMapped);
+
+            assertThat(moved.moveIntoMemory()).isTrue();
+            try (var file = new RandomAccessFile(first.file().toFile(), "rw")) {
+                file.seek(4096); // past the header: the copies, zeroed under both loaded models
+                file.write(new byte[(int) (file.length() - 4096)]);
+            }
+
+            assertThat(logits(inAnonymousMemory)).as("moved: its own copies").isEqualTo(inMemory);
+            assertThat(logits(mapped)).as("still mapped: reads the file as it is now").isNotEqualTo(inMemory);
         }
     }
 

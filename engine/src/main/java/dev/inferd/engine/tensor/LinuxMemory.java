@@ -1,0 +1,88 @@
+package dev.inferd.engine.tensor;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Locale;
+
+/**
+ * The Linux memory calls the engine makes through the foreign linker ({@code mmap}, {@code munmap},
+ * {@code madvise}), with Linux's constants; on another system, or without native access, none is
+ * {@link #available} and the callers fall back to what the JDK offers.
+ */
+final class LinuxMemory {
+    /** {@code madvise}: back the range with transparent huge pages where the system allows them. */
+    static final int HUGE_PAGES = 14;
+    /**
+     * {@code madvise} (Linux 5.14): fault every page of the range in, writable, as a write to each would;
+     * in a private file mapping that gives every page its own anonymous copy.
+     */
+    static final int POPULATE_WRITE = 23;
+
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+    private static final long MAP_FAILED = -1L;
+    private static final MethodHandle MMAP;
+    private static final MethodHandle MUNMAP;
+    private static final MethodHandle MADVISE;
+
+    static {
+        MethodHandle mmap = null, munmap = null, madvise = null;
+        if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
+            try {
+                Linker linker = Linker.nativeLinker();
+                var lookup = linker.defaultLookup();
+                mmap = linker.downcallHandle(lookup.find("mmap").orElseThrow(), FunctionDescriptor.of(ValueLayout.ADDRESS,
+                        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                        ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+                munmap = linker.downcallHandle(lookup.find("munmap").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+                madvise = linker.downcallHandle(lookup.find("madvise").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+            } catch (RuntimeException | LinkageError e) {
+                mmap = munmap = madvise = null; // no native access
+            }
+        }
+        MMAP = mmap;
+        MUNMAP = munmap;
+        MADVISE = madvise;
+    }
+
+    private LinuxMemory() {
+    }
+
+    static boolean available() {
+        return MMAP != null;
+    }
+
+    /** The address of {@code bytes} of fresh anonymous memory, zero until written, or 0 if there is none. */
+    static long mapAnonymous(long bytes) {
+        if (MMAP == null) return 0;
+        try {
+            var at = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, bytes, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
+            return at.address() == MAP_FAILED ? 0 : at.address();
+        } catch (Throwable e) {
+            return 0;
+        }
+    }
+
+    static void unmap(long address, long bytes) {
+        try {
+            int unused = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), bytes);
+        } catch (Throwable e) {
+            throw new IllegalStateException("munmap failed", e);
+        }
+    }
+
+    /** {@code madvise(address, bytes, advice)}; whether the system took it (false where it has no such advice). */
+    static boolean advise(long address, long bytes, int advice) {
+        if (MADVISE == null) return false;
+        try {
+            return (int) MADVISE.invokeExact(MemorySegment.ofAddress(address), bytes, advice) == 0;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+}
