@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * Where the copies of a model's weights that generated tokens read ({@link InterleavedRows}) live:
  * fresh native memory, filled at every load ({@link #inMemory}), or a cache file that an earlier load
- * wrote and this one maps, then copies into memory of its own ({@link CopyCacheFile}), so that a model
+ * wrote and this one maps, then moves into memory of its own ({@link CopyCacheFile}), so that a model
  * already seen starts without building its copies again.
  */
 public sealed interface CopyStore permits CopyStore.InMemory, CopyCacheFile {

@@ -9,8 +9,8 @@ import java.util.Locale;
 
 /**
  * The Linux memory calls the engine makes through the foreign linker ({@code mmap}, {@code munmap},
- * {@code madvise}), with Linux's constants; on another system, or without native access, none is
- * {@link #available} and the callers fall back to what the JDK offers.
+ * {@code madvise}), with Linux's constants; on another system, or without native access, each reports
+ * failure and the callers fall back to what the JDK offers.
  */
 final class LinuxMemory {
     /** {@code madvise}: back the range with transparent huge pages where the system allows them. */
@@ -51,10 +51,6 @@ final class LinuxMemory {
     }
 
     private LinuxMemory() {
-    }
-
-    static boolean available() {
-        return MMAP != null;
     }
 
     /** The address of {@code bytes} of fresh anonymous memory, zero until written, or 0 if there is none. */
