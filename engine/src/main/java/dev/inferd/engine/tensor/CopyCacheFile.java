@@ -54,6 +54,8 @@ public final class CopyCacheFile implements CopyStore {
     /** Temporary files older than this were left by a process that died while saving. */
     private static final java.time.Duration ABANDONED = java.time.Duration.ofDays(1);
     private static final long PAGE = 4096;
+    /** Memory left available beyond the copies, or {@link #moveIntoMemory} leaves them mapped. */
+    private static final long SPARE_MEMORY = 512L << 20;
     /** Room left on the disk beyond the cache itself, or it is not written. */
     private static final long SPARE_DISK = 1L << 30;
     /** Bytes per write: a ByteBuffer view of native memory is limited to 2 GB. */
@@ -151,8 +153,9 @@ public final class CopyCacheFile implements CopyStore {
      * Gives every page of the mapped copies a private copy of its own in anonymous memory, in place:
      * {@code MADV_POPULATE_WRITE} over the copy-on-write mapping ({@link LinuxMemory}), the same bytes at
      * the same addresses, so that kernels reading them meanwhile read the same values. Returns whether it
-     * did; false where this load built its copies, the cache was mapped read-only, or the system has no
-     * such advice (before Linux 5.14): the copies then stay mapped from the page cache.
+     * did; false where this load built its copies, the cache was mapped read-only, the system has less
+     * memory available than the copies and {@value #SPARE_MEMORY} bytes more, or it has no such advice
+     * (before Linux 5.14): the copies then stay mapped from the page cache.
      *
      * <p>Why (session 23): on this project's machine a process's mapped file pages that went unread for
      * 0.05-2 s read back at 3-7 GB/s instead of 25-35 (a streaming pass over the 1B Q8_0's copies, no page
@@ -166,6 +169,10 @@ public final class CopyCacheFile implements CopyStore {
      */
     public boolean moveIntoMemory() {
         if (mapped == null || !privateMapping) return false;
+        long available = LinuxMemory.availableBytes();
+        // mapped, the copies' pages can be let go under memory pressure; moved, they cannot, and a
+        // system short of memory would swap or end a process (this one, likely) instead
+        if (available >= 0 && available < mapped.byteSize() + SPARE_MEMORY) return false;
         return LinuxMemory.advise(mapped.address(), mapped.byteSize(), LinuxMemory.POPULATE_WRITE);
     }
 

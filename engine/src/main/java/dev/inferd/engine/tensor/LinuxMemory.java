@@ -4,7 +4,11 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -80,5 +84,25 @@ final class LinuxMemory {
         } catch (Throwable e) {
             return false;
         }
+    }
+
+    /** Bytes the system can give without swapping ({@code MemAvailable} of {@code /proc/meminfo}), or -1 if unknown. */
+    static long availableBytes() {
+        try {
+            return availableBytes(Files.readAllLines(Path.of("/proc/meminfo")));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** {@code MemAvailable} in bytes from the lines of {@code /proc/meminfo} ({@code "MemAvailable:  123 kB"}), or -1. */
+    static long availableBytes(List<String> meminfo) {
+        for (String line : meminfo) {
+            String[] parts = line.trim().split("\\s+");
+            if (parts.length == 3 && parts[0].equals("MemAvailable:") && parts[2].equals("kB")) {
+                return Long.parseLong(parts[1]) * 1024;
+            }
+        }
+        return -1;
     }
 }
