@@ -202,7 +202,7 @@ public final class BenchCommand implements Callable<Integer> {
                         : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf);
                 Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, maxPrompt)),
                         copies != null ? copies : CopyStore.inMemory());
-                CopyCaches.settle(copies, file.getFileName().toString(), err);
+                CopyCaches.settle(copies, gguf, file.getFileName().toString(), err);
                 // the server's warm-up first: generated tokens' kernels compile before any prompt product runs,
                 // since compiled after prompt products they ran boxed on AVX-512 (tg128 of the 1B Q4_0 12.6 and
                 // 17 t/s after pp512 against 27 alone, session 15; see WarmUp)

@@ -139,7 +139,7 @@ public final class BenchServeCommand implements Callable<Integer> {
             var local = LocalTextGenerator.open(resolved.file(),
                     new LocalTextGenerator.Options(resolved.id(), owner, contextLength).withCopyCache(CopyCaches.directory()));
             generator = local;
-            CopyCaches.settle(local.copyCache(), resolved.id(), err); // before the load runs, not beside it
+            CopyCaches.settle(local.copyCache(), local.file(), resolved.id(), err); // before the load runs, not beside it
         } catch (ModelException | GGUFFormatException | UnsupportedOperationException | IllegalArgumentException e) {
             err.println("inferd: " + e.getMessage());
             return 1;

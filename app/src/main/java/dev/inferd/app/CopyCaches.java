@@ -1,6 +1,7 @@
 package dev.inferd.app;
 
 import dev.inferd.app.models.ModelsConfig;
+import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.tensor.CopyCacheFile;
 
 import java.io.IOException;
@@ -12,7 +13,8 @@ import java.util.Locale;
  * The commands' side of {@link CopyCacheFile}: where the copies of weights for generated tokens are
  * cached ({@code $INFERD_HOME/copies}), and what follows a load: saving what it built, so that the next
  * start of the same model maps them instead of building them again, or moving what it mapped into
- * memory ({@link CopyCacheFile#moveIntoMemory}).
+ * memory ({@link CopyCacheFile#moveIntoMemory}), and moving the weights read in place from the model
+ * file into memory ({@link GGUFFile#moveIntoMemory}).
  */
 final class CopyCaches {
     private CopyCaches() {
@@ -32,22 +34,30 @@ final class CopyCaches {
     }
 
     /** {@link #settle} on a thread of its own, off the path of requests (a daemon: an exit mid-write leaves no file). */
-    static void settleInBackground(CopyCacheFile cache, String model, PrintStream out) {
-        if (cache == null || cache.copyBytes() == 0) return;
-        Thread.ofPlatform().name("inferd-copy-cache").daemon(true).start(() -> settle(cache, model, out));
+    static void settleInBackground(CopyCacheFile cache, GGUFFile gguf, String model, PrintStream out) {
+        Thread.ofPlatform().name("inferd-copy-cache").daemon(true).start(() -> settle(cache, gguf, model, out));
     }
 
-    /** Saves the copies the load built, or moves those it mapped from the cache into memory, saying what it did. */
-    static void settle(CopyCacheFile cache, String model, PrintStream out) {
-        if (cache == null) return;
-        if (cache.needsSaving()) {
+    /**
+     * What follows a load: saves the copies it built ({@code cache} may be null), or moves those it mapped
+     * from the cache into memory, then moves the weights read in place from the model file into memory
+     * too ({@link GGUFFile#moveIntoMemory}), saying what it did.
+     */
+    static void settle(CopyCacheFile cache, GGUFFile gguf, String model, PrintStream out) {
+        if (cache != null && cache.needsSaving()) {
             save(cache, model, out);
-        } else if (cache.reused()) {
+        } else if (cache != null && cache.reused()) {
             long started = System.nanoTime();
             if (cache.moveIntoMemory()) {
                 out.printf(Locale.ROOT, "inferd: model %s: copies for generated tokens moved into memory in %d ms%n",
                         model, (System.nanoTime() - started) / 1_000_000);
             }
+        }
+        long started = System.nanoTime();
+        long moved = gguf.moveIntoMemory();
+        if (moved >= 64 << 20) { // norms and the like are not worth a line
+            out.printf(Locale.ROOT, "inferd: model %s: %d MB of weights read in place moved into memory in %d ms%n",
+                    model, moved >> 20, (System.nanoTime() - started) / 1_000_000);
         }
     }
 

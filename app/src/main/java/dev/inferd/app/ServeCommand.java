@@ -195,7 +195,7 @@ public final class ServeCommand implements Callable<Integer> {
                 }
                 registry.ready(model.id(), generator, () -> snapshot(generator.stats()));
                 printModel(generator, (System.nanoTime() - started) / 1_000_000);
-                CopyCaches.settleInBackground(generator.copyCache(), model.id(), System.out);
+                CopyCaches.settleInBackground(generator.copyCache(), generator.file(), model.id(), System.out);
             } catch (GGUFFormatException | UnsupportedOperationException | IllegalArgumentException | IOException e) {
                 return "inferd: cannot load " + model.file() + ": " + e.getMessage();
             }

@@ -165,6 +165,11 @@ public final class LocalTextGenerator implements TextGenerator {
         return copyCache;
     }
 
+    /** The model file, for what follows the load ({@link GGUFFile#moveIntoMemory}); closed with this generator. */
+    public GGUFFile file() {
+        return gguf;
+    }
+
     /** The trained context length from the file (the served one may be smaller). */
     public int trainedContextLength() {
         return model.config().contextLength();

@@ -1,6 +1,7 @@
 package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.gguf.LinuxMemory;
 import dev.inferd.engine.gguf.TensorInfo;
 
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package dev.inferd.engine.tensor;
 
+import dev.inferd.engine.gguf.LinuxMemory;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

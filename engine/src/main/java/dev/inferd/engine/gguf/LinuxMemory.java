@@ -1,5 +1,6 @@
-package dev.inferd.engine.tensor;
+package dev.inferd.engine.gguf;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -12,28 +13,34 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The Linux memory calls the engine makes through the foreign linker ({@code mmap}, {@code munmap},
- * {@code madvise}), with Linux's constants; on another system, or without native access, each reports
- * failure and the callers fall back to what the JDK offers.
+ * The Linux memory calls the engine makes through the foreign linker ({@code open}, {@code close},
+ * {@code mmap}, {@code munmap}, {@code madvise}), with Linux's constants; on another system, or without
+ * native access, each reports failure and the callers fall back to what the JDK offers.
  */
-final class LinuxMemory {
+public final class LinuxMemory {
     /** {@code madvise}: back the range with transparent huge pages where the system allows them. */
-    static final int HUGE_PAGES = 14;
+    public static final int HUGE_PAGES = 14;
     /**
      * {@code madvise} (Linux 5.14): fault every page of the range in, writable, as a write to each would;
      * in a private file mapping that gives every page its own anonymous copy.
      */
-    static final int POPULATE_WRITE = 23;
+    public static final int POPULATE_WRITE = 23;
+    /** {@code madvise}: let the range's pages go; a private mapping's read again from its file. */
+    public static final int DONT_NEED = 4;
 
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
-    private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+    private static final int MAP_PRIVATE = 0x02;
+    private static final int MAP_PRIVATE_ANONYMOUS = MAP_PRIVATE | 0x20;
+    private static final int O_RDONLY_CLOEXEC = 0x80000; // O_RDONLY is 0
     private static final long MAP_FAILED = -1L;
     private static final MethodHandle MMAP;
     private static final MethodHandle MUNMAP;
     private static final MethodHandle MADVISE;
+    private static final MethodHandle OPEN;
+    private static final MethodHandle CLOSE;
 
     static {
-        MethodHandle mmap = null, munmap = null, madvise = null;
+        MethodHandle mmap = null, munmap = null, madvise = null, open = null, close = null;
         if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
             try {
                 Linker linker = Linker.nativeLinker();
@@ -45,20 +52,27 @@ final class LinuxMemory {
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
                 madvise = linker.downcallHandle(lookup.find("madvise").orElseThrow(),
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+                // open(2) is variadic: called with its two fixed arguments only
+                open = linker.downcallHandle(lookup.find("open").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT), Linker.Option.firstVariadicArg(2));
+                close = linker.downcallHandle(lookup.find("close").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
             } catch (RuntimeException | LinkageError e) {
-                mmap = munmap = madvise = null; // no native access
+                mmap = munmap = madvise = open = close = null; // no native access
             }
         }
         MMAP = mmap;
         MUNMAP = munmap;
         MADVISE = madvise;
+        OPEN = open;
+        CLOSE = close;
     }
 
     private LinuxMemory() {
     }
 
     /** The address of {@code bytes} of fresh anonymous memory, zero until written, or 0 if there is none. */
-    static long mapAnonymous(long bytes) {
+    public static long mapAnonymous(long bytes) {
         if (MMAP == null) return 0;
         try {
             var at = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, bytes, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
@@ -68,7 +82,29 @@ final class LinuxMemory {
         }
     }
 
-    static void unmap(long address, long bytes) {
+    /**
+     * The address of a private (copy-on-write) mapping of the first {@code bytes} of {@code file}, readable
+     * and writable, or 0 if there is none. Writes stay in this process, and {@link #POPULATE_WRITE} gives its
+     * pages copies of their own; the file is opened read-only, as the JDK cannot map a file privately
+     * without opening it for writing.
+     */
+    public static long mapPrivate(Path file, long bytes) {
+        if (MMAP == null || OPEN == null || bytes <= 0) return 0;
+        try (Arena arena = Arena.ofConfined()) {
+            int fd = (int) OPEN.invokeExact(arena.allocateFrom(file.toString()), O_RDONLY_CLOEXEC);
+            if (fd < 0) return 0;
+            try {
+                var at = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, bytes, PROT_READ_WRITE, MAP_PRIVATE, fd, 0L);
+                return at.address() == MAP_FAILED ? 0 : at.address();
+            } finally {
+                int unused = (int) CLOSE.invokeExact(fd); // the mapping keeps the file
+            }
+        } catch (Throwable e) {
+            return 0;
+        }
+    }
+
+    public static void unmap(long address, long bytes) {
         try {
             int unused = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), bytes);
         } catch (Throwable e) {
@@ -77,7 +113,7 @@ final class LinuxMemory {
     }
 
     /** {@code madvise(address, bytes, advice)}; whether the system took it (false where it has no such advice). */
-    static boolean advise(long address, long bytes, int advice) {
+    public static boolean advise(long address, long bytes, int advice) {
         if (MADVISE == null) return false;
         try {
             return (int) MADVISE.invokeExact(MemorySegment.ofAddress(address), bytes, advice) == 0;
@@ -87,7 +123,7 @@ final class LinuxMemory {
     }
 
     /** Bytes the system can give without swapping ({@code MemAvailable} of {@code /proc/meminfo}), or -1 if unknown. */
-    static long availableBytes() {
+    public static long availableBytes() {
         try {
             return availableBytes(Files.readAllLines(Path.of("/proc/meminfo")));
         } catch (IOException | RuntimeException e) {

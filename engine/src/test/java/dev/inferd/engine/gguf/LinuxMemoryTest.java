@@ -1,4 +1,4 @@
-package dev.inferd.engine.tensor;
+package dev.inferd.engine.gguf;
 
 import org.junit.jupiter.api.Test;
 
