@@ -159,7 +159,8 @@ public final class LocalTextGenerator implements TextGenerator {
 
     /**
      * The cache of the weights' copies ({@link Options#copyCache()}), or null when there is none: the
-     * caller {@link CopyCacheFile#save saves} what a load built, off the path of requests.
+     * caller {@link CopyCacheFile#save saves} what a load built, or {@link CopyCacheFile#moveIntoMemory
+     * moves} what it mapped into memory, off the path of requests.
      */
     public CopyCacheFile copyCache() {
         return copyCache;

@@ -34,8 +34,6 @@ public final class GGUFFile implements AutoCloseable {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
     /** Where pages are larger, the advice over 4 KB boundaries fails and the weights stay mapped. */
     private static final long PAGE = 4096;
-    /** Memory left available beyond the weights moved, or {@link #moveIntoMemory} leaves them mapped. */
-    private static final long SPARE_MEMORY = 512L << 20;
 
     private final Path path;
     private final Arena arena;
@@ -108,8 +106,7 @@ public final class GGUFFile implements AutoCloseable {
             long size = ch.size();
             long address = LinuxMemory.mapPrivate(path, size);
             if (address != 0) {
-                MemorySegment view = MemorySegment.ofAddress(address).reinterpret(size, arena, unused -> LinuxMemory.unmap(address, size));
-                return new GGUFFile(path, arena, null, view);
+                return new GGUFFile(path, arena, null, LinuxMemory.view(address, size, arena));
             }
             MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             // read through a plain native view of the same pages: the kernels' vector loads are compiled
@@ -167,16 +164,14 @@ public final class GGUFFile implements AutoCloseable {
      * Gives the pages of every tensor not {@link #release}d (the weights read in place) copies of their
      * own in this process's anonymous memory ({@code MADV_POPULATE_WRITE} over the private mapping, the
      * same bytes at the same addresses), and returns how many bytes that took; 0 where the file is mapped
-     * read-only, the system lacks the advice, or it has less memory available than those bytes and 512 MB
-     * more. Why: see {@code CopyCacheFile.moveIntoMemory}, which does the same for the copies (session 23:
+     * read-only, the system lacks the advice, or it has no room for them ({@link LinuxMemory#hasRoomFor}). Why: see {@code CopyCacheFile.moveIntoMemory}, which does the same for the copies (session 23:
      * the 1B Q5_K_M, 544 MB of it read in place, decoded at 5.6-8.2 t/s moved against 4.4-7.2 mapped).
      */
     public long moveIntoMemory() {
         if (mapping != null) return 0;
         long bytes = 0;
         for (TensorInfo t : tensors.values()) if (!released.contains(t.name())) bytes += t.byteSize();
-        long available = LinuxMemory.availableBytes();
-        if (bytes == 0 || available >= 0 && available < bytes + SPARE_MEMORY) return 0;
+        if (bytes == 0 || !LinuxMemory.hasRoomFor(bytes)) return 0;
         for (TensorInfo t : tensors.values()) {
             if (released.contains(t.name())) continue;
             if (!advisePages(dataOffset + t.offset(), t.byteSize(), LinuxMemory.POPULATE_WRITE)) return 0;

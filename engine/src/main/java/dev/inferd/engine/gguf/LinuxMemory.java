@@ -1,11 +1,11 @@
 package dev.inferd.engine.gguf;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +33,8 @@ public final class LinuxMemory {
     private static final int MAP_PRIVATE_ANONYMOUS = MAP_PRIVATE | 0x20;
     private static final int O_RDONLY_CLOEXEC = 0x80000; // O_RDONLY is 0
     private static final long MAP_FAILED = -1L;
+    /** Memory left available beyond what {@link #hasRoomFor} is asked about. */
+    private static final long SPARE_MEMORY = 512L << 20;
     private static final MethodHandle MMAP;
     private static final MethodHandle MUNMAP;
     private static final MethodHandle MADVISE;
@@ -104,7 +106,15 @@ public final class LinuxMemory {
         }
     }
 
-    public static void unmap(long address, long bytes) {
+    /**
+     * A native view of the {@code bytes} mapped at {@code address} by {@link #mapAnonymous} or
+     * {@link #mapPrivate}, unmapped when {@code arena} closes (an automatic one: once unreachable).
+     */
+    public static MemorySegment view(long address, long bytes, Arena arena) {
+        return MemorySegment.ofAddress(address).reinterpret(bytes, arena, unused -> unmap(address, bytes));
+    }
+
+    private static void unmap(long address, long bytes) {
         try {
             int unused = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), bytes);
         } catch (Throwable e) {
@@ -122,8 +132,18 @@ public final class LinuxMemory {
         }
     }
 
+    /**
+     * Whether the system has {@code bytes} available and 512 MB more, or does not say: asked before mapped
+     * pages, which it could let go under memory pressure, are moved into memory that it cannot, so that a
+     * system short of memory does not swap or end a process (this one, likely) instead.
+     */
+    public static boolean hasRoomFor(long bytes) {
+        long available = availableBytes();
+        return available < 0 || available >= bytes + SPARE_MEMORY;
+    }
+
     /** Bytes the system can give without swapping ({@code MemAvailable} of {@code /proc/meminfo}), or -1 if unknown. */
-    public static long availableBytes() {
+    static long availableBytes() {
         try {
             return availableBytes(Files.readAllLines(Path.of("/proc/meminfo")));
         } catch (IOException | RuntimeException e) {

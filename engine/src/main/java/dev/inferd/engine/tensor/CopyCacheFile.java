@@ -12,7 +12,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -55,8 +54,6 @@ public final class CopyCacheFile implements CopyStore {
     /** Temporary files older than this were left by a process that died while saving. */
     private static final java.time.Duration ABANDONED = java.time.Duration.ofDays(1);
     private static final long PAGE = 4096;
-    /** Memory left available beyond the copies, or {@link #moveIntoMemory} leaves them mapped. */
-    private static final long SPARE_MEMORY = 512L << 20;
     /** Room left on the disk beyond the cache itself, or it is not written. */
     private static final long SPARE_DISK = 1L << 30;
     /** Bytes per write: a ByteBuffer view of native memory is limited to 2 GB. */
@@ -69,8 +66,6 @@ public final class CopyCacheFile implements CopyStore {
     private final long fileSize;
     /** The cache's copies, mapped; null when there was no usable cache. */
     private final MemorySegment mapped;
-    /** Whether {@link #mapped} is a private (copy-on-write) mapping, which {@link #moveIntoMemory} needs. */
-    private boolean privateMapping;
     /** The copies built by this load, to be saved. */
     private final Map<String, MemorySegment> built = new LinkedHashMap<>();
 
@@ -154,8 +149,8 @@ public final class CopyCacheFile implements CopyStore {
      * Gives every page of the mapped copies a private copy of its own in anonymous memory, in place:
      * {@code MADV_POPULATE_WRITE} over the copy-on-write mapping ({@link LinuxMemory}), the same bytes at
      * the same addresses, so that kernels reading them meanwhile read the same values. Returns whether it
-     * did; false where this load built its copies, the cache was mapped read-only, the system has less
-     * memory available than the copies and {@value #SPARE_MEMORY} bytes more, or it has no such advice
+     * did; false where this load built its copies, the cache was mapped read-only (where the advice
+     * fails), the system has no room for them ({@link LinuxMemory#hasRoomFor}), or it has no such advice
      * (before Linux 5.14): the copies then stay mapped from the page cache.
      *
      * <p>Why (session 23): on this project's machine a process's mapped file pages that went unread for
@@ -169,11 +164,7 @@ public final class CopyCacheFile implements CopyStore {
      * ({@code serve}) and {@code bench} before it measures.
      */
     public boolean moveIntoMemory() {
-        if (mapped == null || !privateMapping) return false;
-        long available = LinuxMemory.availableBytes();
-        // mapped, the copies' pages can be let go under memory pressure; moved, they cannot, and a
-        // system short of memory would swap or end a process (this one, likely) instead
-        if (available >= 0 && available < mapped.byteSize() + SPARE_MEMORY) return false;
+        if (mapped == null || !LinuxMemory.hasRoomFor(mapped.byteSize())) return false;
         return LinuxMemory.advise(mapped.address(), mapped.byteSize(), LinuxMemory.POPULATE_WRITE);
     }
 
@@ -221,11 +212,11 @@ public final class CopyCacheFile implements CopyStore {
 
     /**
      * The cache's copies through a native view of its mapping, or null unless its header is this load's.
-     * The mapping is private (copy-on-write) where the file can be opened for writing, so that
-     * {@link #moveIntoMemory} can give its pages anonymous copies; else read-only.
+     * On Linux the mapping is private (copy-on-write, {@link LinuxMemory#mapPrivate}), so that
+     * {@link #moveIntoMemory} can give its pages copies of their own; elsewhere it is the JDK's read-only one.
      */
     private MemorySegment mapIfCurrent() {
-        try (var ch = openForMapping()) {
+        try (var ch = FileChannel.open(file, StandardOpenOption.READ)) {
             if (ch.size() != fileSize) return null;
             var found = ByteBuffer.allocate(header.length);
             while (found.hasRemaining() && ch.read(found, found.position()) > 0) {
@@ -235,27 +226,14 @@ public final class CopyCacheFile implements CopyStore {
             // an automatic arena: the mapping lasts while any matrix's view of it is reachable. Read through a
             // plain native view, as the model file is (GGUFFile.open), so that the kernels meet one segment class.
             Arena arena = Arena.ofAuto();
-            var mode = privateMapping ? FileChannel.MapMode.PRIVATE : FileChannel.MapMode.READ_ONLY;
-            MemorySegment mapping = ch.map(mode, 0, fileSize, arena);
+            long address = LinuxMemory.mapPrivate(file, fileSize);
+            if (address != 0) return LinuxMemory.view(address, fileSize, arena);
+            MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, fileSize, arena);
             return MemorySegment.ofAddress(mapping.address()).reinterpret(fileSize, arena, null);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException | UnsupportedOperationException e) {
             return null; // unreadable: built again, and the save says what is wrong
-        }
-    }
-
-    /** The cache file opened for a private mapping (which the JDK maps only from a writable channel), else read-only. */
-    private FileChannel openForMapping() throws IOException {
-        try {
-            var ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            privateMapping = true;
-            return ch;
-        } catch (NoSuchFileException e) {
-            throw e;
-        } catch (FileSystemException | UnsupportedOperationException e) { // not ours to write: another user's cache
-            privateMapping = false;
-            return FileChannel.open(file, StandardOpenOption.READ);
         }
     }
 

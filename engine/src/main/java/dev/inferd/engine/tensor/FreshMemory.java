@@ -28,6 +28,6 @@ final class FreshMemory {
         if (address == 0) return Arena.ofAuto().allocate(bytes, 64);
         LinuxMemory.advise(address, bytes, LinuxMemory.HUGE_PAGES);
         LinuxMemory.advise(address, bytes, LinuxMemory.POPULATE_WRITE);
-        return MemorySegment.ofAddress(address).reinterpret(bytes, Arena.ofAuto(), unused -> LinuxMemory.unmap(address, bytes));
+        return LinuxMemory.view(address, bytes, Arena.ofAuto());
     }
 }
