@@ -85,7 +85,7 @@ public final class BenchCommand implements Callable<Integer> {
             description = "write the synthetic model <shape>:<type> to out.gguf and exit")
     List<String> writeSynthetic;
 
-    @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K and Q6_K weights for generated "
+    @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every load, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
 

@@ -70,7 +70,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
-    @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K and Q6_K weights for generated "
+    @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every start, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
 

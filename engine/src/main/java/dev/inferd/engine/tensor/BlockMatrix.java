@@ -23,7 +23,7 @@ import java.nio.ByteOrder;
  * {@link #dequantizeRow} equals ggml's {@code dequantize_row_*} bit for bit.
  */
 abstract sealed class BlockMatrix extends FloatDotMatrix
-        permits Q4_1Matrix, Q5_1Matrix, Q2_KMatrix, Q3_KMatrix, Q5_KMatrix,
+        permits Q4_1Matrix, Q5_1Matrix, Q2_KMatrix, Q3_KMatrix,
         IQ4_NLMatrix, IQ4_XSMatrix {
 
     /** Values decoded per call: one k-quant super-block, eight 32-value blocks. */

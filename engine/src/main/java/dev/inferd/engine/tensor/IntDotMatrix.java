@@ -24,11 +24,11 @@ import java.nio.ByteOrder;
  *
  * <p>Generated tokens take the same kernels at every batch size ({@link #dot} alone, {@link #dot2} for
  * two activation rows): the per-block integer sums are exact, and each row's float operations are the
- * same in both, so a row's result never depends on its batch (Q8_0, Q4_0, Q4_K and Q6_K matrices whose
+ * same in both, so a row's result never depends on its batch (Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices whose
  * rows come in sets of 16 take their {@link InterleavedRows} copy instead, one activation row at a time).
  * Prompt tokens take {@link TiledProduct} over the same rounded activations ({@link #tiledActivations}).
  */
-abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0Matrix, Q5_0Matrix, Q4_KMatrix, Q6_KMatrix {
+abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0Matrix, Q5_0Matrix, Q4_KMatrix, Q5_KMatrix, Q6_KMatrix {
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
     static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;

@@ -110,7 +110,7 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * a body passes C2's inlining budget and runs boxed, a hundred times slower (all sixteen Q8_0 steps);
  * {@code InterleavedKernelsAllocateNothingTest} watches for that.
  */
-abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, Q4_KInterleaved, Q6_KInterleaved {
+abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, Q4_KInterleaved, Q5_KInterleaved, Q6_KInterleaved {
     /**
      * Rows interleaved in a group, a lane each: 16 where the machine has 512-bit vectors (AVX-512), else 8.
      * The kernels' integer products run in 16-bit lanes, two values of every row of the group a vector,
@@ -155,7 +155,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     /**
      * The copy: pass after pass of two groups of {@link #GROUP} rows, block by block ({@link #pairAt}); within a
      * block, the two groups' bytes side by side (Q4_0: {@link #blockAt}) or merged in the order the
-     * kernel reads them (Q8_0, Q4_K, Q6_K).
+     * kernel reads them (Q8_0, Q4_K, Q5_K, Q6_K).
      */
     final MemorySegment data;
     /** Blocks per row (blocks of 32 values, or super-blocks of 256). */
@@ -190,6 +190,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
             case Q8_0 -> Q8_0Interleaved.BLOCK_BYTES;
             case Q4_0 -> Q4_0Interleaved.BLOCK_BYTES;
             case Q4_K -> Q4_KInterleaved.BLOCK_BYTES;
+            case Q5_K -> Q5_KInterleaved.BLOCK_BYTES;
             case Q6_K -> Q6_KInterleaved.BLOCK_BYTES;
             default -> 0;
         };
@@ -209,6 +210,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
             case Q8_0 -> new Q8_0Interleaved(rows, cols, slot.memory());
             case Q4_0 -> new Q4_0Interleaved(rows, cols, slot.memory());
             case Q4_K -> new Q4_KInterleaved(rows, cols, slot.memory());
+            case Q5_K -> new Q5_KInterleaved(rows, cols, slot.memory());
             case Q6_K -> new Q6_KInterleaved(rows, cols, slot.memory());
             default -> throw new IllegalArgumentException(type + " has no interleaved copy");
         };

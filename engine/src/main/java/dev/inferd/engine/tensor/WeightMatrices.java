@@ -22,7 +22,7 @@ final class WeightMatrices {
         }
     }
 
-    /** Q8_0, Q4_0, Q4_K and Q6_K matrices whose shape allows get an interleaved copy from {@code copies}, filed under {@code tensor}. */
+    /** Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices whose shape allows get an interleaved copy from {@code copies}, filed under {@code tensor}. */
     static WeightMatrix create(GGMLType type, int rows, int cols, MemorySegment data, CopyStore copies, String tensor) {
         return switch (type) {
             case F32 -> new F32Matrix(rows, cols, data);
@@ -36,7 +36,7 @@ final class WeightMatrices {
             case Q2_K -> new Q2_KMatrix(rows, cols, data);
             case Q3_K -> new Q3_KMatrix(rows, cols, data);
             case Q4_K -> new Q4_KMatrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
-            case Q5_K -> new Q5_KMatrix(rows, cols, data);
+            case Q5_K -> new Q5_KMatrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
             case Q6_K -> new Q6_KMatrix(rows, cols, data, InterleavedRows.of(type, data, rows, cols, copies, tensor));
             case IQ4_NL -> new IQ4_NLMatrix(rows, cols, data);
             case IQ4_XS -> new IQ4_XSMatrix(rows, cols, data);

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A weight matrix of {@code rows x cols} in its file's GGML type: a view over the mapped file. A 1-D
- * tensor is one row. Q8_0, Q4_0, Q4_K and Q6_K matrices with rows in sets of 16 also get a copy laid out for
+ * tensor is one row. Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices with rows in sets of 16 also get a copy laid out for
  * generated tokens, which then serves every read ({@link #copyBytes}).
  */
 public interface WeightMatrix {

@@ -33,7 +33,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
     void generatedTokensMatchTheDecodedWeightsTimesTheRoundedActivations(GGMLType type) {
         int pass = InterleavedRows.ROWS_PER_PASS;
         check(type, pass, 512, 1);
@@ -42,7 +42,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
     void everyRowDecodesFromTheCopyBitForBitAsStored(GGMLType type) {
         int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 1024;
         byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 11, 1f);
@@ -61,7 +61,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
     void promptPanelsDecodeFromTheCopyBitForBitAsStored(GGMLType type) {
         int group = InterleavedRows.GROUP;
         int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 2048, stride = Math.max(TiledProduct.WIDTH, 2 * group);

@@ -33,7 +33,7 @@ class KernelsDispatchAtTheirOwnCallSitesTest {
     private static final Set<String> STORES = Set.of("intoArray", "intoMemorySegment");
 
     @ParameterizedTest
-    @ValueSource(classes = {InterleavedRows.class, Q8_0Interleaved.class, Q4_0Interleaved.class, Q4_KInterleaved.class,
+    @ValueSource(classes = {InterleavedRows.class, Q8_0Interleaved.class, Q4_0Interleaved.class, Q4_KInterleaved.class, Q5_KInterleaved.class,
             Q6_KInterleaved.class})
     void callsNoVectorMethodThatDispatchesInASharedProfile(Class<?> kernels) throws IOException {
         List<String> shared = new ArrayList<>();
