@@ -122,8 +122,13 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     static final String GROUP_PROPERTY = "inferd.interleavedGroup";
     /** Rows per {@link #dot}: two groups share each activation broadcast. */
     static final int ROWS_PER_PASS = 2 * GROUP;
-    /** Bytes of a step: two values of each of a group's rows, which the kernels widen to shorts. */
+    /** Bytes of a step: two values of each of a group's rows, which the kernels widen to shorts (Q8_0, Q6_K). */
     static final int STEP_BYTES = 2 * GROUP;
+    /**
+     * Bytes of a step read as it lies, a {@link #STEP_S} vector: two 16-bit lanes for each of a group's rows,
+     * several values packed in a lane (Q4_0 and Q4_K four, Q5_K three).
+     */
+    static final int LANE_STEP_BYTES = 4 * GROUP;
 
     /** A step's bytes, widened to its shorts; a group's bytes, shorts, ints and floats (a lane a row). */
     static final VectorSpecies<Byte> STEP_B = GROUP == 16 ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128;
@@ -301,31 +306,30 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     }
 
     /**
-     * The step at {@code at} of a 32-value block of nibbles (Q4_0, Q4_K); for step s of the block, each row's
-     * values 2s and 2s + 1 (low nibbles) and 16 + 2s and 17 + 2s (high) go into the panel's columns at
-     * {@code column} (the block's column 2s), {@code + stride}, {@code + 16 stride} and {@code + 17 stride}, each
-     * {@code (q - offset) * scales[r] - scales[8 + r]}: the stored decodings' operations (Q4_0's min is
-     * zero, and subtracting zero changes no float).
+     * Nibble {@code n} of each row's 32 bits (its two 16-bit lanes) in the step of nibbles at {@code at}
+     * (Q4_0, Q4_K: nibble f of lane {@code 2r + t} is row r's value {@code 8s + 2f + t} of step s, and of
+     * the row's 32 bits it is nibble {@code n = 4t + f}), {@code (q - offset) * scales[r] - scales[GROUP + r]}
+     * into the panel's column at {@code column}: the stored decodings' operations (Q4_0's min is zero, and
+     * subtracting zero changes no float). Vectors stay inside: a helper that C2 leaves as a call boxes the
+     * vectors it takes (the Q4_K PANEL case of InterleavedKernelsAllocateNothingTest allocated, session 17).
      */
-    final void nibbleStepToPanel(long at, int offset, float[] scales, float[] panel, int column, int stride) {
-        var scale = FloatVector.fromArray(GROUP_F, scales, 0);
-        var min = FloatVector.fromArray(GROUP_F, scales, GROUP);
-        // S2I rather than ZERO_EXTEND_S2I (see the class doc); every nibble is masked, so the sign bits never show
-        var pairs = (IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(S2I, GROUP_I, 0);
-        var nibble = IntVector.broadcast(GROUP_I, 0xF);
-        var zeroPoint = IntVector.broadcast(GROUP_I, offset);
-        // written out: with a helper method taking the vectors, the Q4_K PANEL case of
-        // InterleavedKernelsAllocateNothingTest allocated (session 17)
-        var q0 = pairs.lanewise(AND, nibble).lanewise(SUB, zeroPoint);
-        var q1 = pairs.lanewise(LSHR, IntVector.broadcast(GROUP_I, 8)).lanewise(AND, nibble).lanewise(SUB, zeroPoint);
-        var q16 = pairs.lanewise(LSHR, IntVector.broadcast(GROUP_I, 4)).lanewise(AND, nibble).lanewise(SUB, zeroPoint);
-        var q17 = pairs.lanewise(LSHR, IntVector.broadcast(GROUP_I, 12)).lanewise(AND, nibble).lanewise(SUB, zeroPoint);
-        ((FloatVector) q0.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(panel, column);
-        ((FloatVector) q1.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(panel, column + stride);
-        ((FloatVector) q16.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min)
-                .intoArray(panel, column + 16 * stride);
-        ((FloatVector) q17.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).lanewise(SUB, min)
-                .intoArray(panel, column + 17 * stride);
+    final void nibbleToPanel(long at, int n, int offset, float[] scales, float[] panel, int column) {
+        // the step read as ints, a row's two lanes each, and every nibble masked
+        var q = IntVector.fromMemorySegment(GROUP_I, data, at, LE).lanewise(LSHR, IntVector.broadcast(GROUP_I, 4 * n))
+                .lanewise(AND, IntVector.broadcast(GROUP_I, 0xF)).lanewise(SUB, IntVector.broadcast(GROUP_I, offset));
+        ((FloatVector) q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
+                .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP)).intoArray(panel, column);
+    }
+
+    /** The column (of its 32-value block) of nibble {@code n} of a row's 32 bits in step s: see {@link #nibbleToPanel}. */
+    static int nibbleColumn(int s, int n) {
+        return 8 * s + 2 * (n % 4) + n / 4;
+    }
+
+    /** Row {@code r}'s value {@code l} (0..31, unsigned) of the four steps of nibbles from {@code steps}: see {@link #nibbleToPanel}. */
+    final int nibble(long steps, int r, int l) {
+        int s = l / 8, f = l % 8 / 2, t = l % 2;
+        return data.get(SHORT, steps + (long) s * LANE_STEP_BYTES + 2L * (2 * r + t)) >>> 4 * f & 0x0F;
     }
 
     /**

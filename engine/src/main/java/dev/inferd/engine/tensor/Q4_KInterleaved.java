@@ -24,22 +24,21 @@ import static jdk.incubator.vector.VectorOperators.SUB;
 /**
  * A copy of a Q4_K matrix laid out for generated tokens, {@link #GROUP} rows interleaved as in
  * {@link Q4_0Interleaved}: a lane follows one row, so a pass gives sixteen rows' products with no sum
- * across lanes, and the per-sub-block scales are vectors of eight rows instead of scalars broadcast one
- * at a time (the stored-layout kernel ran at about a third of llama.cpp's speed, session 8).
+ * across lanes, and the per-sub-block scales are vectors of a group's rows instead of scalars broadcast
+ * one at a time (the stored-layout kernel ran at about a third of llama.cpp's speed, session 8).
  *
- * <p>The two groups of {@link #GROUP} rows of a pass (eight rows with AVX2, sixteen with AVX-512; the counts
- * below are for eight) store, per super-block of 256 columns, 2 x {@link #BLOCK_BYTES} bytes in the order
- * the kernel reads them ({@link InterleavedRows#pairAt}):
+ * <p>The two groups of {@link #GROUP} rows of a pass store, per super-block of 256 columns,
+ * 2 x {@link #BLOCK_BYTES} bytes in the order the kernel reads them ({@link InterleavedRows#pairAt}):
  * <ul>
  *   <li>for each of the eight sub-blocks j, a unit of {@link #UNIT_BYTES}: the first group's 6-bit scales
  *       j as bytes (byte r is row r's), the second group's, the first group's mins j, the second's; then
- *       the first group's 32 values of the sub-block as eight 16-byte steps exactly like a
- *       {@link Q4_0Interleaved} block (a row's 16 bytes carry values i in the low nibble and 16 + i in the
- *       high one, and byte {@code 2r + t} of step s is row r's byte {@code 2s + t}), then the second group's;</li>
+ *       the first group's 32 values of the sub-block as four steps exactly like a {@link Q4_0Interleaved}
+ *       block's (nibble f of lane {@code 2r + t} of step s is row r's value {@code 8s + 2f + t}), then the
+ *       second group's;</li>
  *   <li>then the first group's {@code d} as floats, the second's, the first group's {@code -dmin}, the second's.</li>
  * </ul>
  * The stored layout packs sub-blocks 2p and 2p + 1 into the low and high nibbles of the same 32
- * bytes; the copy regroups them so that every sub-block takes the same eight steps.
+ * bytes; the copy regroups them so that every sub-block takes the same four steps.
  *
  * <p>Per super-block and row the arithmetic is llama.cpp's: exact integer sums of {@code scale * sum(q * xq)}
  * and of {@code min * sum(xq)}, then two float multiply-adds by {@code d * xd} and {@code -dmin * xd}.
@@ -49,8 +48,9 @@ import static jdk.incubator.vector.VectorOperators.SUB;
 final class Q4_KInterleaved extends InterleavedRows {
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
-    private static final int STEPS = 8;
-    private static final int SUB_BLOCK_BYTES = STEPS * STEP_BYTES;
+    private static final int STEPS = 4;
+    private static final int STEP = LANE_STEP_BYTES;
+    private static final int SUB_BLOCK_BYTES = STEPS * STEP;
     /** A sub-block of both groups: their scales, their mins, their values. */
     private static final int UNIT_BYTES = 4 * GROUP + 2 * SUB_BLOCK_BYTES;
     // within a unit; the second group's come GROUP bytes (scales, mins) or SUB_BLOCK_BYTES (values) after the first's
@@ -62,7 +62,6 @@ final class Q4_KInterleaved extends InterleavedRows {
     private static final int MINUS_DMIN_AT = D_AT + 2 * GROUP * Float.BYTES;
     /** A group's share of a super-block: the copy is 1.06 times the stored size. */
     static final int BLOCK_BYTES = (MINUS_DMIN_AT + 2 * GROUP * Float.BYTES) / 2;
-    private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
 
     Q4_KInterleaved(int rows, int cols, MemorySegment memory) {
         super(GGMLType.Q4_K, rows, cols, BLOCK_BYTES, memory);
@@ -80,16 +79,18 @@ final class Q4_KInterleaved extends InterleavedRows {
             data.set(BYTE, pair + (long) UNIT_BYTES * j + SCALES_AT + inPair, (byte) (scales >>> 8 * j));
             data.set(BYTE, pair + (long) UNIT_BYTES * j + MINS_AT + inPair, (byte) (mins >>> 8 * j));
         }
-        for (int p = 0; p < SUB_BLOCKS / 2; p++) {
-            long qs = from + 16 + 32L * p;
-            // sub-block 2p is the low nibbles of the 32 bytes, 2p + 1 the high ones: each becomes
-            // 16 bytes with values i and 16 + i in the low and high nibble of byte i
-            for (int half = 0; half < 2; half++) {
-                long first = q4_K.get(LONG, qs + 8 * half), second = q4_K.get(LONG, qs + 16 + 8 * half);
-                long even = (first & LOW_NIBBLES) | (second & LOW_NIBBLES) << 4;
-                long odd = (first >>> 4 & LOW_NIBBLES) | (second & ~LOW_NIBBLES);
-                interleave(valuesAt(pair, 2 * p, place), r, half, even);
-                interleave(valuesAt(pair, 2 * p + 1, place), r, half, odd);
+        for (int j = 0; j < SUB_BLOCKS; j++) {
+            long steps = valuesAt(pair, j, place);
+            for (int s = 0; s < STEPS; s++) {
+                for (int t = 0; t < 2; t++) {
+                    int lane = 0;
+                    for (int f = 0; f < 4; f++) {
+                        // value l of sub-block j: the low (j even) or high nibble of byte l of the sub-block pair's 32
+                        int l = 8 * s + 2 * f + t;
+                        lane |= (q4_K.get(BYTE, from + 16 + 32L * (j / 2) + l) >>> 4 * (j % 2) & 0x0F) << 4 * f;
+                    }
+                    data.set(SHORT, steps + (long) s * STEP + 2L * (2 * r + t), (short) lane);
+                }
             }
         }
     }
@@ -99,25 +100,20 @@ final class Q4_KInterleaved extends InterleavedRows {
         return pair + (long) UNIT_BYTES * j + QS_AT + (long) place * SUB_BLOCK_BYTES;
     }
 
-    /** Row r's bytes {@code 8 * half .. 8 * half + 7} of a sub-block, two to a step. */
-    private void interleave(long subBlock, int r, int half, long bytes) {
-        for (int s = 0; s < STEPS / 2; s++) {
-            data.set(SHORT, subBlock + (long) (s + half * STEPS / 2) * STEP_BYTES + 2L * r, (short) (bytes >>> 16 * s));
-        }
-    }
-
     @Override
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
         var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var nibble = ShortVector.broadcast(STEP_S, (short) 0x0F);
         var four = ShortVector.broadcast(STEP_S, (short) 4);
+        var eight = ShortVector.broadcast(STEP_S, (short) 8);
+        var twelve = ShortVector.broadcast(STEP_S, (short) 12);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
         long pair = pass * passBytes;
         int[] activationPairs = x.pairs;
         int[] sums = x.sums;
         float[] xd = x.d;
-        var nibble = ShortVector.broadcast(STEP_S, (short) 0x0F);
         var isum0 = IntVector.zero(GROUP_I);
         var isum1 = IntVector.zero(GROUP_I);
         var msum0 = IntVector.zero(GROUP_I);
@@ -125,7 +121,7 @@ final class Q4_KInterleaved extends InterleavedRows {
         // one loop over the row's sub-blocks, the super-block's float step on every eighth: nested in a
         // loop over super-blocks, the sub-block loop was split into pre-, main and post-loops with the
         // range checks redone around it, and ran at 0.55x (session 11). The steps are written out as in
-        // Q4_0Interleaved, with the bytes sign-extended and both nibbles masked
+        // Q4_0Interleaved
         for (int i = b * blocks * SUB_BLOCKS, end = i + blocks * SUB_BLOCKS; i < end; i++) {
             int j = i & (SUB_BLOCKS - 1);
             int p = i * (SUB_BLOCK / 2);
@@ -134,55 +130,47 @@ final class Q4_KInterleaved extends InterleavedRows {
             long q1 = q0 + SUB_BLOCK_BYTES;
             var sum0 = ShortVector.zero(STEP_S);
             var sum1 = ShortVector.zero(STEP_S);
-            ShortVector w0, w1, low, high;
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 0]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 1]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 2]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 3]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 4]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 5]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 6]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            w0 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            w1 = (ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0);
-            low = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretShape(STEP_S, 0);
-            high = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + STEPS + 7]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
-            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, low)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, high));
+            ShortVector w0, w1, x0, x1, x2, x3;
+            w0 = ShortVector.fromMemorySegment(STEP_S, data, q0 + 0 * STEP, LE);
+            w1 = ShortVector.fromMemorySegment(STEP_S, data, q1 + 0 * STEP, LE);
+            x0 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretShape(STEP_S, 0);
+            x1 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretShape(STEP_S, 0);
+            x2 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretShape(STEP_S, 0);
+            x3 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w0.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w0.lanewise(LSHR, twelve).lanewise(MUL, x3));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w1.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w1.lanewise(LSHR, twelve).lanewise(MUL, x3));
+            w0 = ShortVector.fromMemorySegment(STEP_S, data, q0 + 1 * STEP, LE);
+            w1 = ShortVector.fromMemorySegment(STEP_S, data, q1 + 1 * STEP, LE);
+            x0 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretShape(STEP_S, 0);
+            x1 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretShape(STEP_S, 0);
+            x2 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretShape(STEP_S, 0);
+            x3 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w0.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w0.lanewise(LSHR, twelve).lanewise(MUL, x3));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w1.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w1.lanewise(LSHR, twelve).lanewise(MUL, x3));
+            w0 = ShortVector.fromMemorySegment(STEP_S, data, q0 + 2 * STEP, LE);
+            w1 = ShortVector.fromMemorySegment(STEP_S, data, q1 + 2 * STEP, LE);
+            x0 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 8]).reinterpretShape(STEP_S, 0);
+            x1 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 9]).reinterpretShape(STEP_S, 0);
+            x2 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 10]).reinterpretShape(STEP_S, 0);
+            x3 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 11]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w0.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w0.lanewise(LSHR, twelve).lanewise(MUL, x3));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w1.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w1.lanewise(LSHR, twelve).lanewise(MUL, x3));
+            w0 = ShortVector.fromMemorySegment(STEP_S, data, q0 + 3 * STEP, LE);
+            w1 = ShortVector.fromMemorySegment(STEP_S, data, q1 + 3 * STEP, LE);
+            x0 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 12]).reinterpretShape(STEP_S, 0);
+            x1 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 13]).reinterpretShape(STEP_S, 0);
+            x2 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 14]).reinterpretShape(STEP_S, 0);
+            x3 = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 15]).reinterpretShape(STEP_S, 0);
+            sum0 = sum0.lanewise(ADD, w0.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w0.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w0.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w0.lanewise(LSHR, twelve).lanewise(MUL, x3));
+            sum1 = sum1.lanewise(ADD, w1.lanewise(AND, nibble).lanewise(MUL, x0)).lanewise(ADD, w1.lanewise(LSHR, four).lanewise(AND, nibble).lanewise(MUL, x1))
+                    .lanewise(ADD, w1.lanewise(LSHR, eight).lanewise(AND, nibble).lanewise(MUL, x2)).lanewise(ADD, w1.lanewise(LSHR, twelve).lanewise(MUL, x3));
             int xsum = sums[i];
             var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE).convertShape(B2I, GROUP_I, 0);
             var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0);
@@ -234,7 +222,9 @@ final class Q4_KInterleaved extends InterleavedRows {
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = valuesAt(pair, j, place);
                 for (int s = 0; s < STEPS; s++) {
-                    nibbleStepToPanel(steps + (long) s * STEP_BYTES, 0, scales, panel, column + 2 * s * stride, stride);
+                    for (int n = 0; n < 8; n++) {
+                        nibbleToPanel(steps + (long) s * STEP, n, 0, scales, panel, column + nibbleColumn(s, n) * stride);
+                    }
                 }
             }
         }
@@ -252,17 +242,12 @@ final class Q4_KInterleaved extends InterleavedRows {
             float dmin = -data.get(FLOAT, pair + MINUS_DMIN_AT + inPair * Float.BYTES);
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
                 long unit = pair + (long) UNIT_BYTES * j;
-                var scale = FloatVector.broadcast(F8, d * (data.get(BYTE, unit + SCALES_AT + inPair) & 0xFF));
-                var min = FloatVector.broadcast(F8, dmin * (data.get(BYTE, unit + MINS_AT + inPair) & 0xFF));
+                float scale = d * (data.get(BYTE, unit + SCALES_AT + inPair) & 0xFF);
+                float min = dmin * (data.get(BYTE, unit + MINS_AT + inPair) & 0xFF);
                 long steps = valuesAt(pair, j, place);
-                var bytes = rowBytes(steps, r);
-                // B2I and masks rather than ZERO_EXTEND_B2I: see InterleavedRows
-                var q0 = (IntVector) bytes.convertShape(B2I, I8, 0);
-                var q1 = (IntVector) bytes.convertShape(B2I, I8, 1);
-                ((FloatVector) q0.lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset);
-                ((FloatVector) q1.lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset + 8);
-                ((FloatVector) q0.lanewise(LSHR, IntVector.broadcast(I8, 4)).lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset + 16);
-                ((FloatVector) q1.lanewise(LSHR, IntVector.broadcast(I8, 4)).lanewise(AND, IntVector.broadcast(I8, 0x0F)).convertShape(I2F, F8, 0)).lanewise(MUL, scale).lanewise(SUB, min).intoArray(out, offset + 24);
+                for (int l = 0; l < SUB_BLOCK; l++) {
+                    out[offset + l] = scale * nibble(steps, r, l) - min;
+                }
             }
         }
     }

@@ -51,8 +51,7 @@ final class Q5_KInterleaved extends InterleavedRows {
     private static final int STEPS = 6;
     /** Values per lane of a full step. */
     private static final int FIELDS = 3;
-    /** A step: two 16-bit lanes for each of a group's rows. */
-    private static final int STEP = 4 * GROUP;
+    private static final int STEP = LANE_STEP_BYTES;
     private static final int SUB_BLOCK_BYTES = STEPS * STEP;
     /** A sub-block of both groups: their scales, their mins, their values. */
     private static final int UNIT_BYTES = 4 * GROUP + 2 * SUB_BLOCK_BYTES;
