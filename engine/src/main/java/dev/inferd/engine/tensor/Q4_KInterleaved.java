@@ -12,14 +12,12 @@ import static jdk.incubator.vector.VectorOperators.ADD;
 import static jdk.incubator.vector.VectorOperators.AND;
 import static jdk.incubator.vector.VectorOperators.ASHR;
 import static jdk.incubator.vector.VectorOperators.B2I;
-import static jdk.incubator.vector.VectorOperators.B2S;
 import static jdk.incubator.vector.VectorOperators.FMA;
 import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.LSHR;
 import static jdk.incubator.vector.VectorOperators.MUL;
 import static jdk.incubator.vector.VectorOperators.NEG;
-import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
  * A copy of a Q4_K matrix laid out for generated tokens, {@link #GROUP} rows interleaved as in
