@@ -24,8 +24,10 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * packed three to a 16-bit lane. The stored layout keeps each value's fifth bit apart from its nibble,
  * and putting the two together in 16-bit lanes took three operations more per value than a Q4_K value
  * costs; decoded to a byte each (as the Q6_K copy is), the copy would be 1.6 times the stored size.
- * Three to a lane, a value is one or two shifts out of the lane, the copy is 1.23 times the stored
- * size, and a sub-block costs the kernel about what a Q4_K one does.
+ * Three to a lane, a value is one or two shifts out of the lane and the copy is 1.23 times the stored
+ * size: a sub-block costs the kernel six loads and 59 vector operations a group, against four loads
+ * and 56 for a Q4_K sub-block (four nibbles to a lane), and eight widening loads and 56 in Q4_K's
+ * earlier layout of bytes widened to shorts.
  *
  * <p>A lane holds {@code v = q - 16} (-16..15) in bits 0-4, 5-9 and 10-15 (the last field six bits wide,
  * so that one arithmetic shift extends its sign). A step is a {@link #STEP_S} vector: lanes
