@@ -26,7 +26,9 @@ import java.nio.ByteOrder;
  * two activation rows): the per-block integer sums are exact, and each row's float operations are the
  * same in both, so a row's result never depends on its batch (Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices whose
  * rows come in sets of 16 take their {@link InterleavedRows} copy instead, one activation row at a time).
- * Prompt tokens take {@link TiledProduct} over the same rounded activations ({@link #tiledActivations}).
+ * Prompt tokens take {@link TiledProduct} over the same rounded activations ({@link #tiledActivations}), except
+ * with a Q4_0 copy on a machine with 512-bit vectors: there {@link IntTiledProduct} gives each row the row
+ * kernel's bits, so a batch of any roles takes it or the row kernels by its size ({@link #multiplyAnyRole}).
  */
 abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0Matrix, Q5_0Matrix, Q4_KMatrix, Q5_KMatrix, Q6_KMatrix {
     static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
@@ -71,6 +73,25 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
             for (; b + 1 < job.batch; b += 2) interleaved.dot2(pass, job.quantized, b, job.out, b * rows + r, rows);
             if (b < job.batch) interleaved.dot(pass, job.quantized, b, job.out, b * rows + r);
         }
+    }
+
+    /** A Q4_0 copy on a machine with 512-bit vectors: {@link IntTiledProduct} gives a row the row kernel's bits. */
+    @Override
+    final boolean rolesShareBits() {
+        return interleaved instanceof Q4_0Interleaved && IntTiledProduct.supports(InterleavedRows.GROUP);
+    }
+
+    /** Batches of {@link IntTiledProduct#MIN_BATCH} rows or more through the integer GEMM, smaller ones through the row kernels. */
+    @Override
+    final void multiplyAnyRole(Job job) {
+        if (job.batch < IntTiledProduct.MIN_BATCH) {
+            multiplyByRows(job);
+            return;
+        }
+        job.quantized.quantize(job.x, 0, job.batch, cols, activationBlock);
+        IntTiledProduct product = job.intTiled;
+        product.start((Q4_0Interleaved) interleaved, rows, cols, job.quantized, job.batch, job.out);
+        run(product, product.tasks(), job.batch);
     }
 
     final int activationBlock() {

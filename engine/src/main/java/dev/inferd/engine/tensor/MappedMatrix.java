@@ -31,7 +31,8 @@ import java.lang.foreign.MemorySegment;
  * operations in the same order whatever the batch it arrives in: continuous batching puts a sequence
  * beside any others, and its result must not depend on them (a fixed seed gives the same tokens alone
  * or batched; {@code BatchInvarianceTest}, {@code TiledProductTest}). The path is chosen by the token's
- * role, never by the batch's size.
+ * role, never by the batch's size, except where every path gives a row the same bits ({@link #rolesShareBits}:
+ * a Q4_0 copy's integer GEMM, {@link IntTiledProduct}), and there by the batch's size alone.
  */
 abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatrix, IntDotMatrix {
 
@@ -217,23 +218,44 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
         }
         Job job = JOBS.get();
         try {
+            if (rolesShareBits()) {
+                job.start(this, x, 0, batch, out);
+                multiplyAnyRole(job);
+                return;
+            }
             job.start(this, x, promptRows, batch, out);
             if (promptRows > 0) {
                 TiledProduct tiled = job.tiled;
                 tiled.start(this, tiledActivations(job, promptRows), promptRows, out);
                 run(tiled, tiled.tasks(), promptRows);
             }
-            if (promptRows < batch) {
-                job.tasks = prepare(job);
-                run(job, job.tasks, batch - promptRows);
-            }
+            if (promptRows < batch) multiplyByRows(job);
         } finally {
             job.clear();
         }
     }
 
+    /**
+     * Whether this matrix's products give a row the same bits whatever path it takes, so that a batch's
+     * size, not its rows' roles, may choose the path ({@link #multiplyAnyRole}).
+     */
+    boolean rolesShareBits() {
+        return false;
+    }
+
+    /** The whole batch of {@code job}, prompt and generated rows alike, where {@link #rolesShareBits}. */
+    void multiplyAnyRole(Job job) {
+        throw new UnsupportedOperationException(type() + " products take rows by their role");
+    }
+
+    /** The row kernels for rows {@code [job.first, job.batch)}. */
+    final void multiplyByRows(Job job) {
+        job.tasks = prepare(job);
+        run(job, job.tasks, job.batch - job.first);
+    }
+
     /** Runs {@code tasks} on the pool, or on this thread when the product is too small to share out. */
-    private void run(WorkerPool.Task body, int tasks, int batch) {
+    final void run(WorkerPool.Task body, int tasks, int batch) {
         WorkerPool pool = WorkerPool.shared();
         if (tasks <= 1 || pool.threads() == 1 || (long) rows * cols * batch < PARALLEL_MIN_WORK) {
             for (int t = 0; t < tasks; t++) body.run(t, 0);
@@ -248,6 +270,8 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
         final Q8Activations quantized = new Q8Activations();
         /** The prompt rows' product. */
         final TiledProduct tiled = new TiledProduct();
+        /** The many-row product of matrices whose roles share bits ({@link #rolesShareBits}). */
+        final IntTiledProduct intTiled = new IntTiledProduct();
         /** Prompt rows rounded for the tiled product, for types that round them. */
         private float[] rounded = new float[0];
         MappedMatrix matrix;
@@ -276,6 +300,7 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
             x = null;
             out = null;
             tiled.clear();
+            intTiled.clear();
         }
 
         @Override

@@ -16,6 +16,7 @@ import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.LSHR;
 import static jdk.incubator.vector.VectorOperators.MUL;
+import static jdk.incubator.vector.VectorOperators.OR;
 import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
@@ -278,6 +279,47 @@ final class Q4_0Interleaved extends InterleavedRows {
             for (int s = 0; s < STEPS; s++) {
                 for (int n = 0; n < 2 * NIBBLES; n++) {
                     nibbleToPanel(block + SCALE_BYTES + (long) s * STEP, n, 8, scales, panel, column + nibbleColumn(s, n) * stride);
+                }
+            }
+        }
+    }
+
+    /**
+     * Pass {@code pass}'s 32 rows, blocks {@code [firstBlock, firstBlock + blockCount)}, into an integer panel of
+     * {@link IntTiledProduct}: column k's values {@code q - 8} at {@code panel[k * stride + lane ..+ 32)}, the
+     * pass's first group's row j in lane {@code 2j} and its second group's row j in lane {@code 2j + 1} (so that a
+     * 32-bit lane holds rows j and j + 16, split apart by two shifts), and block k's row scales at
+     * {@code scales[k * scaleStride + lane ..+ 32)} in row order. A step of the copy holds two columns of a
+     * group's rows in the same two 16-bit lanes a row ({@link #nibbleToPanel}): read as ints, a column of
+     * both groups is the low (or high) halves of the two groups' ints put together.
+     */
+    void decodeShortPanel(int pass, int firstBlock, int blockCount, short[] panel, int stride, int lane,
+                          float[] scales, int scaleStride) {
+        MemorySegment data = this.data;
+        var nibbles = IntVector.broadcast(GROUP_I, 0x000F000F);
+        var low = IntVector.broadcast(GROUP_I, 0x0000FFFF);
+        var high = IntVector.broadcast(GROUP_I, 0xFFFF0000);
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var eight = ShortVector.broadcast(STEP_S, (short) 8);
+        for (int k = 0; k < blockCount; k++) {
+            long block0 = pairAt(2 * pass, firstBlock + k);
+            long block1 = block0 + BLOCK_BYTES;
+            int s0 = k * scaleStride + lane;
+            FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).intoArray(scales, s0);
+            FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).intoArray(scales, s0 + GROUP);
+            for (int s = 0; s < STEPS; s++) {
+                var step0 = IntVector.fromMemorySegment(GROUP_I, data, block0 + SCALE_BYTES + (long) s * STEP, LE);
+                var step1 = IntVector.fromMemorySegment(GROUP_I, data, block1 + SCALE_BYTES + (long) s * STEP, LE);
+                for (int f = 0; f < NIBBLES; f++) {
+                    var shift = IntVector.broadcast(GROUP_I, 4 * f);
+                    // values 8s + 2f (low half) and 8s + 2f + 1 (high half) of each row of a group
+                    var q0 = step0.lanewise(LSHR, shift).lanewise(AND, nibbles);
+                    var q1 = step1.lanewise(LSHR, shift).lanewise(AND, nibbles);
+                    var even = q0.lanewise(AND, low).lanewise(OR, q1.lanewise(LSHL, sixteen));
+                    var odd = q0.lanewise(LSHR, sixteen).lanewise(OR, q1.lanewise(AND, high));
+                    int column = (k * BLOCK + 8 * s + 2 * f) * stride + lane;
+                    ((ShortVector) even.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, column);
+                    ((ShortVector) odd.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, column + stride);
                 }
             }
         }

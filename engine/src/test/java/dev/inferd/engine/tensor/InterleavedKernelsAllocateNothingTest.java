@@ -4,6 +4,7 @@ import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.OwnJvm;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -57,6 +58,13 @@ class InterleavedKernelsAllocateNothingTest {
     @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
     void compiledPanelDecodingAllocatesNothing(GGMLType type) throws Exception {
         OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.PANEL.name());
+    }
+
+    /** The integer GEMM of many rows with a Q4_0 copy ({@link IntTiledProduct}): its kernel, its panels and its sums' conversion. */
+    @Test
+    void theCompiledIntegerProductOfManyRowsAllocatesNothing() throws Exception {
+        Assumptions.assumeTrue(IntTiledProduct.supports(InterleavedRows.GROUP), "the integer product needs 512-bit vectors");
+        OwnJvm.run(OneKernel.class, FLAGS, GGMLType.Q4_0.name(), Kernel.MANY_ROWS.name());
     }
 
     /** The other JVM's side of the cases above: the type and the kernel by name. */
@@ -189,11 +197,19 @@ class InterleavedKernelsAllocateNothingTest {
                 copy.decodePanel(2 * pass, 0, blocks, panel, TiledProduct.WIDTH, 0);
                 copy.decodePanel(2 * pass + 1, 0, blocks, panel, TiledProduct.WIDTH, InterleavedRows.GROUP);
             }
+            case MANY_ROWS -> {
+                // the whole product on this thread, a task at a time; every pass at once, so only the first
+                if (pass > 0) return;
+                MANY_ROWS_PRODUCT.start((Q4_0Interleaved) copy, rows, blocks * 32, x, IntTiledProduct.ROWS, out);
+                for (int task = 0; task < MANY_ROWS_PRODUCT.tasks(); task++) MANY_ROWS_PRODUCT.run(task, 0);
+            }
         }
     }
 
-    /** What the test calls: the kernel for one activation row, for two, or the decoding of prompt panels. */
-    private enum Kernel { ONE_ENTRY, TWO_ENTRIES, PANEL }
+    private static final IntTiledProduct MANY_ROWS_PRODUCT = new IntTiledProduct();
+
+    /** What the test calls: the kernel for one activation row, for two, the decoding of prompt panels, or the integer GEMM. */
+    private enum Kernel { ONE_ENTRY, TWO_ENTRIES, PANEL, MANY_ROWS }
 
     private static void assertKernelAllocatesNothing(GGMLType type, Kernel kernel) {
         int rows = 32, cols = 2048;
@@ -204,8 +220,9 @@ class InterleavedKernelsAllocateNothingTest {
             InterleavedRows copy = InterleavedRows.of(type, stored, rows, cols, CopyStore.inMemory(), "t");
             var x = new Q8Activations();
             int activationBlock = ((IntDotMatrix) WeightMatrix.of(type, rows, cols, stored)).activationBlock();
-            x.quantize(QuantizerTest.randomValues(2 * cols, 3), 0, 2, cols, activationBlock);
-            float[] out = new float[2 * rows];
+            int entries = IntTiledProduct.ROWS;
+            x.quantize(QuantizerTest.randomValues(entries * cols, 3), 0, entries, cols, activationBlock);
+            float[] out = new float[entries * rows];
             float[] panel = new float[cols * TiledProduct.WIDTH];
 
             var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

@@ -34,7 +34,7 @@ class KernelsDispatchAtTheirOwnCallSitesTest {
 
     @ParameterizedTest
     @ValueSource(classes = {InterleavedRows.class, Q8_0Interleaved.class, Q4_0Interleaved.class, Q4_KInterleaved.class, Q5_KInterleaved.class,
-            Q6_KInterleaved.class})
+            Q6_KInterleaved.class, IntTiledProduct.class})
     void callsNoVectorMethodThatDispatchesInASharedProfile(Class<?> kernels) throws IOException {
         List<String> shared = new ArrayList<>();
         for (var method : parse(kernels).methods()) {

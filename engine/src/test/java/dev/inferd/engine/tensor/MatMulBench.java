@@ -16,7 +16,8 @@ import java.util.Random;
  * several timed runs (the machine is shared). Run with the test classpath:
  * {@code java --add-modules jdk.incubator.vector} plus the launcher's {@code -XX:PerMethodTrapLimit}, recompilation cutoff and {@code -XX:CompileCommand} flags
  * (see {@code ./inferd}) {@code -cp ... dev.inferd.engine.tensor.MatMulBench
- * [threads [types [shapes [batches]]]]}, e.g. {@code 2 Q8_0,Q4_0 2048x8192,8192x2048 1,512}.
+ * [threads [types [shapes [batches [role]]]]]}, e.g. {@code 2 Q8_0,Q4_0 2048x8192,8192x2048 1,512 prompt}; the role
+ * is {@code generated} (the default) or {@code prompt}, which tokens of the batch are.
  */
 public final class MatMulBench {
     private static final long COPY_BYTES = 256L << 20;
@@ -27,6 +28,7 @@ public final class MatMulBench {
         String types = args.length > 1 ? args[1] : "Q8_0,Q4_0,F16,BF16,F32";
         String shapes = args.length > 2 ? args[2] : "2048x2048,512x2048,8192x2048,2048x8192";
         String batches = args.length > 3 ? args[3] : "1,512";
+        boolean prompt = args.length > 4 && args[4].equals("prompt");
         WorkerPool.configure(threads);
         System.out.printf("threads %d, %s%n", threads, FloatVector.SPECIES_PREFERRED);
         var rnd = new Random(1);
@@ -53,7 +55,7 @@ public final class MatMulBench {
                         float[] out = new float[batch * rows];
                         double flopsPerCall = 2.0 * rows * cols * batch;
                         int iters = (int) Math.max(2, Math.min(200, 2e9 / flopsPerCall));
-                        double[] sec = time(TRIALS, iters, i -> ms[i % ms.length].multiply(x, batch, out));
+                        double[] sec = time(TRIALS, iters, i -> ms[i % ms.length].multiply(x, batch, out, prompt ? batch : 0));
                         double median = sec[sec.length / 2], best = sec[0];
                         System.out.printf("%-5s %5dx%-5d batch %3d: %8.3f ms/call  %6.1f GB/s (best %6.1f)  %6.1f GFLOP/s (best %6.1f)%n",
                                 type, rows, cols, batch, median * 1e3 / iters,

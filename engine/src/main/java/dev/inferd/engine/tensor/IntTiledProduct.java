@@ -1,0 +1,282 @@
+package dev.inferd.engine.tensor;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.util.Arrays;
+
+import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.FMA;
+import static jdk.incubator.vector.VectorOperators.I2F;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+import static jdk.incubator.vector.VectorOperators.MUL;
+
+/**
+ * Many activation rows times a Q4_0 matrix's interleaved copy ({@link Q4_0Interleaved}): an integer GEMM in
+ * 16-bit lanes, the integer counterpart of {@link TiledProduct}. The weights are decoded, {@link #DEPTH}
+ * columns at a time, into panels of {@link #WIDTH} rows of {@code q - 8} as shorts, column by column
+ * ({@link Q4_0Interleaved#decodeShortPanel}); the kernel keeps {@link #ROWS} activation rows by {@code WIDTH}
+ * weight rows in sixteen registers of 32 short lanes and adds, per column, a 16-bit product of each weight with
+ * its row's int8 activation ({@link Q8Activations}, broadcast). A block of 32 columns adds at most
+ * {@code 32 * 8 * 127 = 32512} to a lane, inside 16 bits; after each block the sums go to a scratch array and,
+ * after the panel, to floats: per block and row, the integer sum converted, times the weight scale times the
+ * activation scale, added by one fused multiply-add.
+ *
+ * <p>Those are the float operations of the row kernel ({@link Q4_0Interleaved#dot}) in the same order (its
+ * integer sums are the same integers, reached in another order), so a row's result here is bit for bit the row
+ * kernel's, whatever the batch: {@link IntDotMatrix} sends a batch through here or through the row kernels by
+ * its size alone, and a prompt row gets the numbers a generated token would.
+ *
+ * <p>Why integers: a float GEMM does one multiply-add per lane per instruction, and these cores issue one
+ * 512-bit fused multiply-add a cycle; a 16-bit multiply and a 16-bit add do 32 lanes in two instructions
+ * that go to different pipes. A standalone probe with a panel in cache ran {@link TiledProduct}'s float
+ * kernel at 55 GMAC/s on one thread and a kernel like this one at 90-94 (session 25). Whole products of 512
+ * rows on one thread ({@code MatMulBench 1 Q4_0 2048x2048,8192x2048,2048x8192 512 prompt}): 48-51 GMAC/s
+ * through {@link TiledProduct}, 70-73 here.
+ *
+ * <p>Written for 512-bit vectors (two groups of 16 rows of the copy a vector), so used only where the copy's
+ * groups are 16 rows ({@link #supports}).
+ */
+final class IntTiledProduct implements WorkerPool.Task {
+    private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
+    /** Values per block: a weight scale and an activation scale each. */
+    private static final int BLOCK = 32;
+    /** Weight rows per vector: a pass of the copy. */
+    private static final int PASS = 32;
+    /** Weight rows per panel: two vectors. */
+    static final int WIDTH = 2 * PASS;
+    /** Activation rows per kernel call. */
+    static final int ROWS = 8;
+    /**
+     * Columns per panel: {@code WIDTH x DEPTH} shorts (256 KB) stay in L2 while the batch streams past, and the
+     * outputs are read and written once per depth. One thread, 512 rows of the 1B's shapes: 256 columns ran
+     * 51-65 GMAC/s, 512 63-65, 1024 67-70, 2048 71-74 (8192 x 2048: its 512 x 8192 outputs, 16 MB, went
+     * through memory once per depth), 4096 no faster (session 25).
+     */
+    static final int DEPTH = 2048;
+    /**
+     * Batches from this size on take this product, smaller ones the row kernels (the same bits either way): the
+     * panels are decoded for every product (about 13 G weights a second on a thread), which a few rows do not
+     * repay. Two threads, the 1B's three shapes: at 16 rows the row kernels were faster for one shape and slower
+     * for another, at 32 this product was as fast or faster for all three, at 64 and 128 10-20% faster (session
+     * 25). The property {@value #MIN_BATCH_PROPERTY} overrides it, for measuring the two paths at one size.
+     */
+    static final String MIN_BATCH_PROPERTY = "inferd.intTiledMinBatch";
+    static final int MIN_BATCH = Integer.getInteger(MIN_BATCH_PROPERTY, 32);
+    /** Tasks per pool thread: few, since each task streams the whole batch through its panels. */
+    private static final int TASKS_PER_THREAD = 2;
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private Q4_0Interleaved copy;
+    private int rows;
+    private int cols;
+    private Q8Activations x;
+    private int batch;
+    private float[] out;
+
+    /** Whether this product serves a copy of this group size on this machine. */
+    static boolean supports(int group) {
+        return group == 16 && ShortVector.SPECIES_PREFERRED.length() >= S.length();
+    }
+
+    /** Entries {@code [0, batch)} of {@code x} (quantized to Q8_0 blocks) times the {@code rows x cols} matrix copied in {@code copy}, into {@code out[b * rows + r]}. */
+    void start(Q4_0Interleaved copy, int rows, int cols, Q8Activations x, int batch, float[] out) {
+        this.copy = copy;
+        this.rows = rows;
+        this.cols = cols;
+        this.x = x;
+        this.batch = batch;
+        this.out = out;
+    }
+
+    void clear() {
+        copy = null;
+        x = null;
+        out = null;
+    }
+
+    int tasks() {
+        return Math.min(panels(), WorkerPool.shared().threads() * TASKS_PER_THREAD);
+    }
+
+    private int panels() {
+        return Math.ceilDiv(rows, WIDTH);
+    }
+
+    @Override
+    public void run(int task, int worker) {
+        int panels = panels();
+        int tasks = tasks();
+        multiplyPanels(SCRATCH.get(), (int) ((long) panels * task / tasks), (int) ((long) panels * (task + 1) / tasks));
+    }
+
+    /** Panels {@code [from, to)} (weight rows {@code from * WIDTH ..}) with every activation row. */
+    private void multiplyPanels(Scratch s, int from, int to) {
+        short[] q = x.q;
+        float[] d = x.d;
+        int blocksPerRow = cols / BLOCK;
+        int fullRows = batch - batch % ROWS;
+        int tailRows = batch - fullRows;
+        for (int k0 = 0; k0 < cols; k0 += DEPTH) {
+            int depth = Math.min(DEPTH, cols - k0);
+            int blocks = depth / BLOCK;
+            int firstBlock = k0 / BLOCK;
+            boolean first = k0 == 0;
+            if (tailRows > 0) s.copyTail(q, fullRows, tailRows, cols, k0, depth);
+            for (int p = from; p < to; p++) {
+                int r0 = p * WIDTH;
+                int width = Math.min(WIDTH, rows - r0);
+                s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks);
+                for (int b = 0; b < fullRows; b += ROWS) {
+                    kernel(q, b * cols + k0, cols, s.panel, depth, s.sums);
+                    toFloats(s.sums, blocks, s.scales, d, b * blocksPerRow + firstBlock, blocksPerRow, ROWS,
+                            out, b * rows + r0, rows, width, first);
+                }
+                if (tailRows > 0) {
+                    kernel(s.tail, 0, depth, s.panel, depth, s.sums);
+                    toFloats(s.sums, blocks, s.scales, d, fullRows * blocksPerRow + firstBlock, blocksPerRow, tailRows,
+                            out, fullRows * rows + r0, rows, width, first);
+                }
+            }
+        }
+    }
+
+    /**
+     * The integer sums of {@link #ROWS} activation rows ({@code a[aOffset + i * aStride + k]}) with the panel's
+     * {@link #WIDTH} rows, block by block: {@code sums[(block * ROWS + i) * WIDTH + lane]}. The sixteen
+     * accumulators are locals on purpose: they are the sixteen registers, and nothing but Vector API calls
+     * may touch them (see {@link InterleavedRows}: a helper C2 leaves out of line boxes its vectors).
+     */
+    static void kernel(short[] a, int aOffset, int aStride, short[] panel, int depth, short[] sums) {
+        int a0 = aOffset, a1 = a0 + aStride, a2 = a1 + aStride, a3 = a2 + aStride;
+        int a4 = a3 + aStride, a5 = a4 + aStride, a6 = a5 + aStride, a7 = a6 + aStride;
+        for (int k0 = 0, s = 0; k0 < depth; k0 += BLOCK, s += ROWS * WIDTH) {
+            var c00 = ShortVector.zero(S);
+            var c01 = ShortVector.zero(S);
+            var c10 = ShortVector.zero(S);
+            var c11 = ShortVector.zero(S);
+            var c20 = ShortVector.zero(S);
+            var c21 = ShortVector.zero(S);
+            var c30 = ShortVector.zero(S);
+            var c31 = ShortVector.zero(S);
+            var c40 = ShortVector.zero(S);
+            var c41 = ShortVector.zero(S);
+            var c50 = ShortVector.zero(S);
+            var c51 = ShortVector.zero(S);
+            var c60 = ShortVector.zero(S);
+            var c61 = ShortVector.zero(S);
+            var c70 = ShortVector.zero(S);
+            var c71 = ShortVector.zero(S);
+            for (int k = k0; k < k0 + BLOCK; k++) {
+                var w0 = ShortVector.fromArray(S, panel, k * WIDTH);
+                var w1 = ShortVector.fromArray(S, panel, k * WIDTH + PASS);
+                var v = ShortVector.broadcast(S, a[a0 + k]);
+                c00 = c00.lanewise(ADD, w0.lanewise(MUL, v));
+                c01 = c01.lanewise(ADD, w1.lanewise(MUL, v));
+                v = ShortVector.broadcast(S, a[a1 + k]);
+                c10 = c10.lanewise(ADD, w0.lanewise(MUL, v));
+                c11 = c11.lanewise(ADD, w1.lanewise(MUL, v));
+                v = ShortVector.broadcast(S, a[a2 + k]);
+                c20 = c20.lanewise(ADD, w0.lanewise(MUL, v));
+                c21 = c21.lanewise(ADD, w1.lanewise(MUL, v));
+                v = ShortVector.broadcast(S, a[a3 + k]);
+                c30 = c30.lanewise(ADD, w0.lanewise(MUL, v));
+                c31 = c31.lanewise(ADD, w1.lanewise(MUL, v));
+                v = ShortVector.broadcast(S, a[a4 + k]);
+                c40 = c40.lanewise(ADD, w0.lanewise(MUL, v));
+                c41 = c41.lanewise(ADD, w1.lanewise(MUL, v));
+                v = ShortVector.broadcast(S, a[a5 + k]);
+                c50 = c50.lanewise(ADD, w0.lanewise(MUL, v));
+                c51 = c51.lanewise(ADD, w1.lanewise(MUL, v));
+                v = ShortVector.broadcast(S, a[a6 + k]);
+                c60 = c60.lanewise(ADD, w0.lanewise(MUL, v));
+                c61 = c61.lanewise(ADD, w1.lanewise(MUL, v));
+                v = ShortVector.broadcast(S, a[a7 + k]);
+                c70 = c70.lanewise(ADD, w0.lanewise(MUL, v));
+                c71 = c71.lanewise(ADD, w1.lanewise(MUL, v));
+            }
+            c00.intoArray(sums, s);
+            c01.intoArray(sums, s + PASS);
+            c10.intoArray(sums, s + WIDTH);
+            c11.intoArray(sums, s + WIDTH + PASS);
+            c20.intoArray(sums, s + 2 * WIDTH);
+            c21.intoArray(sums, s + 2 * WIDTH + PASS);
+            c30.intoArray(sums, s + 3 * WIDTH);
+            c31.intoArray(sums, s + 3 * WIDTH + PASS);
+            c40.intoArray(sums, s + 4 * WIDTH);
+            c41.intoArray(sums, s + 4 * WIDTH + PASS);
+            c50.intoArray(sums, s + 5 * WIDTH);
+            c51.intoArray(sums, s + 5 * WIDTH + PASS);
+            c60.intoArray(sums, s + 6 * WIDTH);
+            c61.intoArray(sums, s + 6 * WIDTH + PASS);
+            c70.intoArray(sums, s + 7 * WIDTH);
+            c71.intoArray(sums, s + 7 * WIDTH + PASS);
+        }
+    }
+
+    /**
+     * The kernel's sums of {@code blocks} blocks for its first {@code count} activation rows and the panel's first
+     * {@code width} weight rows, scaled and added to {@code c[cOffset + i * cStride + r]} (from zero when
+     * {@code first}): per block {@code fma(sum, scale[r] * d[i], c)}, the row kernel's order. A 32-bit lane of the
+     * sums holds rows j (low half) and j + 16 (high half) of a pass; two shifts split them.
+     */
+    static void toFloats(short[] sums, int blocks, float[] scales, float[] d, int dOffset, int dStride, int count,
+                         float[] c, int cOffset, int cStride, int width, boolean first) {
+        var sixteen = IntVector.broadcast(I, 16);
+        var minusZero = FloatVector.broadcast(F, -0f);
+        for (int i = 0; i < count; i++) {
+            for (int pass = 0; pass < width; pass += PASS) {
+                int o = cOffset + i * cStride + pass;
+                var low = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o);
+                var high = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o + PASS / 2);
+                for (int k = 0; k < blocks; k++) {
+                    var ints = (IntVector) ShortVector.fromArray(S, sums, (k * ROWS + i) * WIDTH + pass).reinterpretShape(I, 0);
+                    var dx = FloatVector.broadcast(F, d[dOffset + i * dStride + k]);
+                    int at = k * WIDTH + pass;
+                    low = ((FloatVector) ints.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen).convertShape(I2F, F, 0))
+                            .lanewise(FMA, FloatVector.fromArray(F, scales, at).lanewise(MUL, dx), low);
+                    high = ((FloatVector) ints.lanewise(ASHR, sixteen).convertShape(I2F, F, 0))
+                            .lanewise(FMA, FloatVector.fromArray(F, scales, at + PASS / 2).lanewise(MUL, dx), high);
+                }
+                low.lanewise(ADD, minusZero).intoArray(c, o); // exact receivers for the stores: see InterleavedRows
+                high.lanewise(ADD, minusZero).intoArray(c, o + PASS / 2);
+            }
+        }
+    }
+
+    /** A worker's panel, its scales, the kernel's sums and the batch's last rows. */
+    private static final class Scratch {
+        final short[] panel = new short[DEPTH * WIDTH];
+        final float[] scales = new float[DEPTH / BLOCK * WIDTH];
+        final short[] sums = new short[DEPTH / BLOCK * ROWS * WIDTH];
+        /** The last {@code batch % ROWS} activation rows' current columns, the rest zeros. */
+        final short[] tail = new short[ROWS * DEPTH];
+
+        /** Passes {@code [pass, pass + passes)} of the copy, blocks {@code [firstBlock, firstBlock + blocks)}, into the panel. */
+        void pack(Q4_0Interleaved copy, int pass, int passes, int firstBlock, int blocks) {
+            for (int i = 0; i < passes; i++) {
+                copy.decodeShortPanel(pass + i, firstBlock, blocks, panel, WIDTH, i * PASS, scales, WIDTH);
+            }
+            // a panel cut short by the matrix's end: the missing pass's sums are computed from zeros and dropped
+            for (int i = passes; i < WIDTH / PASS; i++) {
+                for (int k = 0; k < blocks * BLOCK; k++) Arrays.fill(panel, k * WIDTH + i * PASS, k * WIDTH + (i + 1) * PASS, (short) 0);
+            }
+        }
+
+        void copyTail(short[] q, int b0, int count, int cols, int k0, int depth) {
+            for (int i = 0; i < ROWS; i++) {
+                if (i < count) {
+                    System.arraycopy(q, (b0 + i) * cols + k0, tail, i * depth, depth);
+                } else {
+                    Arrays.fill(tail, i * depth, (i + 1) * depth, (short) 0);
+                }
+            }
+        }
+    }
+}
