@@ -52,6 +52,7 @@ public final class InferdServer implements AutoCloseable {
      * registered as loading answer 503 until they are marked ready.
      *
      * @param port 0 picks a free port (see {@link #port()})
+     * @throws IllegalStateException when the port cannot be bound
      */
     public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
         if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
@@ -71,6 +72,11 @@ public final class InferdServer implements AutoCloseable {
                 .routing(HttpRouting.builder().any(router))
                 .build()
                 .start();
+        // Helidon logs a port it cannot bind and returns a server that is not running (port -1)
+        if (!server.isRunning() || server.port() < 0) {
+            server.stop();
+            throw new IllegalStateException("the port is in use or not allowed (another server on it?)");
+        }
         return new InferdServer(server, metrics);
     }
 
