@@ -15,6 +15,7 @@ import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import java.net.StandardSocketOptions;
 import java.util.Map;
 
 /**
@@ -65,6 +66,9 @@ public final class InferdServer implements AutoCloseable {
                 .port(port)
                 // Without it, Nagle's algorithm holds the first small SSE write back for up to 40 ms.
                 .connectionOptions(SocketOptions.builder().tcpNoDelay(true).build())
+                // Helidon's default too, said here since restarts depend on it: a server that stopped leaves its ends
+                // of the connections it closed in TIME_WAIT for a minute, and without it the next bind fails
+                .putListenerSocketOption(StandardSocketOptions.SO_REUSEADDR, true)
                 // A backstop above the limit JsonExchange enforces with a proper error body.
                 .maxPayloadSize(JsonExchange.MAX_BODY_BYTES + 1024 * 1024)
                 .directHandlers(errorsAsJson())

@@ -2,8 +2,12 @@ package dev.inferd.server.http;
 
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.Map;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -20,6 +24,30 @@ class PortInUseTest {
                     Map.of(TestServer.MODEL, new FakeTextGenerator(TestServer.MODEL, TestServer.CONTEXT))))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("port is in use");
+        }
+    }
+
+    /**
+     * A server that closed its clients' connections first leaves its ends of them (its port, the client's port)
+     * in TIME_WAIT for a minute; a new server must still bind that port, or {@code serve} could not be restarted
+     * right after it served anyone. Linux allows that when both the old sockets and the new one carry
+     * SO_REUSEADDR (with it off in {@code InferdServer} this fails). In session 25 {@code serve} could not bind
+     * port 8000 for a minute after a llama-server on it had closed connections: those sockets, it seems, lack it.
+     */
+    @Test
+    void aServerBindsAPortWhoseLastConnectionsWaitInTimeWait() throws Exception {
+        int port;
+        try (var previous = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             var client = new Socket(InetAddress.getLoopbackAddress(), previous.getLocalPort())) {
+            port = previous.getLocalPort();
+            try (var accepted = previous.accept()) {
+                accepted.shutdownOutput(); // the server's side sends its FIN first
+                assertThat(client.getInputStream().read()).isEqualTo(-1);
+            }
+        }
+        try (var next = InferdServer.start("127.0.0.1", port,
+                Map.of(TestServer.MODEL, new FakeTextGenerator(TestServer.MODEL, TestServer.CONTEXT)))) {
+            assertThat(next.port()).isEqualTo(port);
         }
     }
 }
