@@ -27,7 +27,7 @@ import java.nio.ByteOrder;
  * same in both, so a row's result never depends on its batch (Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices whose
  * rows come in sets of 16 take their {@link InterleavedRows} copy instead, one activation row at a time).
  * Prompt tokens take {@link TiledProduct} over the same rounded activations ({@link #tiledActivations}), except
- * with a Q4_0 copy on a machine with 512-bit vectors: there {@link IntTiledProduct} gives each row the row
+ * with a Q4_0 or Q4_K copy on a machine with 512-bit vectors: there {@link IntTiledProduct} gives each row the row
  * kernel's bits, so a batch of any roles takes it or the row kernels by its size ({@link #multiplyAnyRole}).
  */
 abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0Matrix, Q5_0Matrix, Q4_KMatrix, Q5_KMatrix, Q6_KMatrix {
@@ -75,10 +75,10 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
         }
     }
 
-    /** A Q4_0 copy on a machine with 512-bit vectors: {@link IntTiledProduct} gives a row the row kernel's bits. */
+    /** A Q4_0 or Q4_K copy on a machine with 512-bit vectors: {@link IntTiledProduct} gives a row the row kernel's bits. */
     @Override
     final boolean rolesShareBits() {
-        return interleaved instanceof Q4_0Interleaved && IntTiledProduct.supports(InterleavedRows.GROUP);
+        return interleaved instanceof ShortPanels && IntTiledProduct.supports(InterleavedRows.GROUP);
     }
 
     /** Batches of {@link IntTiledProduct#MIN_BATCH} rows or more through the integer GEMM, smaller ones through the row kernels. */
@@ -90,7 +90,7 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
         }
         job.quantized.quantize(job.x, 0, job.batch, cols, activationBlock);
         IntTiledProduct product = job.intTiled;
-        product.start((Q4_0Interleaved) interleaved, rows, cols, job.quantized, job.batch, job.out);
+        product.start((ShortPanels) interleaved, rows, cols, job.quantized, job.batch, job.out);
         run(product, product.tasks(), job.batch);
     }
 

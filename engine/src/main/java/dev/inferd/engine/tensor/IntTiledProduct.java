@@ -1,34 +1,27 @@
 package dev.inferd.engine.tensor;
 
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.util.Arrays;
 
 import static jdk.incubator.vector.VectorOperators.ADD;
-import static jdk.incubator.vector.VectorOperators.ASHR;
-import static jdk.incubator.vector.VectorOperators.FMA;
-import static jdk.incubator.vector.VectorOperators.I2F;
-import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.MUL;
 
 /**
- * Many activation rows times a Q4_0 matrix's interleaved copy ({@link Q4_0Interleaved}): an integer GEMM in
+ * Many activation rows times a Q4_0 or Q4_K matrix's interleaved copy ({@link ShortPanels}): an integer GEMM in
  * 16-bit lanes, the integer counterpart of {@link TiledProduct}. The weights are decoded, {@link #DEPTH}
  * columns at a time, into panels of {@link #WIDTH} rows of {@code q - 8} as shorts, column by column
- * ({@link Q4_0Interleaved#decodeShortPanel}); the kernel keeps {@link #ROWS} activation rows by {@code WIDTH}
+ * ({@link ShortPanels#decodeShortPanel}); the kernel keeps {@link #ROWS} activation rows by {@code WIDTH}
  * weight rows in sixteen registers of 32 short lanes and adds, per column, a 16-bit product of each weight with
  * its row's int8 activation ({@link Q8Activations}, broadcast). A block of 32 columns adds at most
  * {@code 32 * 8 * 127 = 32512} to a lane, inside 16 bits; after each block the sums go to a scratch array and,
- * after the panel, to floats: per block and row, the integer sum converted, times the weight scale times the
- * activation scale, added by one fused multiply-add.
+ * after the panel, to floats by the copy's own row kernel's operations ({@link ShortPanels#sumsToFloats}).
  *
- * <p>Those are the float operations of the row kernel ({@link Q4_0Interleaved#dot}) in the same order (its
- * integer sums are the same integers, reached in another order), so a row's result here is bit for bit the row
- * kernel's, whatever the batch: {@link IntDotMatrix} sends a batch through here or through the row kernels by
- * its size alone, and a prompt row gets the numbers a generated token would.
+ * <p>The integer sums are the row kernel's integers (exact, reached in another order) and the float operations
+ * are its own in the same order, so a row's result here is bit for bit the row kernel's, whatever the batch:
+ * {@link IntDotMatrix} sends a batch through here or through the row kernels by its size alone, and a prompt row
+ * gets the numbers a generated token would.
  *
  * <p>Why integers: a float GEMM does one multiply-add per lane per instruction, and these cores issue one
  * 512-bit fused multiply-add a cycle; a 16-bit multiply and a 16-bit add do 32 lanes in two instructions
@@ -42,12 +35,10 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  */
 final class IntTiledProduct implements WorkerPool.Task {
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
-    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
-    /** Values per block: a weight scale and an activation scale each. */
-    private static final int BLOCK = 32;
+    /** Values per block of the kernel's sums (a scale's reach in Q4_0, a sub-block's in Q4_K). */
+    static final int BLOCK = 32;
     /** Weight rows per vector: a pass of the copy. */
-    private static final int PASS = 32;
+    static final int PASS = 32;
     /** Weight rows per panel: two vectors. */
     static final int WIDTH = 2 * PASS;
     /** Activation rows per kernel call. */
@@ -71,9 +62,9 @@ final class IntTiledProduct implements WorkerPool.Task {
     /** Tasks per pool thread: few, since each task streams the whole batch through its panels. */
     private static final int TASKS_PER_THREAD = 2;
 
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final ThreadLocal<Panel> SCRATCH = ThreadLocal.withInitial(Panel::new);
 
-    private Q4_0Interleaved copy;
+    private ShortPanels copy;
     private int rows;
     private int cols;
     private Q8Activations x;
@@ -85,8 +76,8 @@ final class IntTiledProduct implements WorkerPool.Task {
         return group == 16 && ShortVector.SPECIES_PREFERRED.length() >= S.length();
     }
 
-    /** Entries {@code [0, batch)} of {@code x} (quantized to Q8_0 blocks) times the {@code rows x cols} matrix copied in {@code copy}, into {@code out[b * rows + r]}. */
-    void start(Q4_0Interleaved copy, int rows, int cols, Q8Activations x, int batch, float[] out) {
+    /** Entries {@code [0, batch)} of {@code x} (quantized as the type wants) times the {@code rows x cols} matrix copied in {@code copy}, into {@code out[b * rows + r]}. */
+    void start(ShortPanels copy, int rows, int cols, Q8Activations x, int batch, float[] out) {
         this.copy = copy;
         this.rows = rows;
         this.cols = cols;
@@ -117,31 +108,28 @@ final class IntTiledProduct implements WorkerPool.Task {
     }
 
     /** Panels {@code [from, to)} (weight rows {@code from * WIDTH ..}) with every activation row. */
-    private void multiplyPanels(Scratch s, int from, int to) {
+    private void multiplyPanels(Panel s, int from, int to) {
         short[] q = x.q;
-        float[] d = x.d;
-        int blocksPerRow = cols / BLOCK;
+        int block = copy.panelBlock();
         int fullRows = batch - batch % ROWS;
         int tailRows = batch - fullRows;
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = Math.min(DEPTH, cols - k0);
-            int blocks = depth / BLOCK;
-            int firstBlock = k0 / BLOCK;
+            int blocks = depth / block;
+            int firstBlock = k0 / block;
             boolean first = k0 == 0;
             if (tailRows > 0) s.copyTail(q, fullRows, tailRows, cols, k0, depth);
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
-                s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks);
+                s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks, depth);
                 for (int b = 0; b < fullRows; b += ROWS) {
-                    kernel(q, b * cols + k0, cols, s.panel, depth, s.sums);
-                    toFloats(s.sums, blocks, s.scales, d, b * blocksPerRow + firstBlock, blocksPerRow, ROWS,
-                            out, b * rows + r0, rows, width, first);
+                    kernel(q, b * cols + k0, cols, s.values, depth, s.sums);
+                    copy.sumsToFloats(s, firstBlock, blocks, x, b, ROWS, out, b * rows + r0, rows, width, first);
                 }
                 if (tailRows > 0) {
-                    kernel(s.tail, 0, depth, s.panel, depth, s.sums);
-                    toFloats(s.sums, blocks, s.scales, d, fullRows * blocksPerRow + firstBlock, blocksPerRow, tailRows,
-                            out, fullRows * rows + r0, rows, width, first);
+                    kernel(s.tail, 0, depth, s.values, depth, s.sums);
+                    copy.sumsToFloats(s, firstBlock, blocks, x, fullRows, tailRows, out, fullRows * rows + r0, rows, width, first);
                 }
             }
         }
@@ -221,51 +209,28 @@ final class IntTiledProduct implements WorkerPool.Task {
     }
 
     /**
-     * The kernel's sums of {@code blocks} blocks for its first {@code count} activation rows and the panel's first
-     * {@code width} weight rows, scaled and added to {@code c[cOffset + i * cStride + r]} (from zero when
-     * {@code first}): per block {@code fma(sum, scale[r] * d[i], c)}, the row kernel's order. A 32-bit lane of the
-     * sums holds rows j (low half) and j + 16 (high half) of a pass; two shifts split them.
+     * A worker's panel: the decoded values, the type's scales, the kernel's sums and the batch's last rows. The
+     * scales' layout is the type's ({@link ShortPanels}); there is room for two floats and two ints per 32 values
+     * of each of the panel's rows.
      */
-    static void toFloats(short[] sums, int blocks, float[] scales, float[] d, int dOffset, int dStride, int count,
-                         float[] c, int cOffset, int cStride, int width, boolean first) {
-        var sixteen = IntVector.broadcast(I, 16);
-        var minusZero = FloatVector.broadcast(F, -0f);
-        for (int i = 0; i < count; i++) {
-            for (int pass = 0; pass < width; pass += PASS) {
-                int o = cOffset + i * cStride + pass;
-                var low = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o);
-                var high = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o + PASS / 2);
-                for (int k = 0; k < blocks; k++) {
-                    var ints = (IntVector) ShortVector.fromArray(S, sums, (k * ROWS + i) * WIDTH + pass).reinterpretShape(I, 0);
-                    var dx = FloatVector.broadcast(F, d[dOffset + i * dStride + k]);
-                    int at = k * WIDTH + pass;
-                    low = ((FloatVector) ints.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen).convertShape(I2F, F, 0))
-                            .lanewise(FMA, FloatVector.fromArray(F, scales, at).lanewise(MUL, dx), low);
-                    high = ((FloatVector) ints.lanewise(ASHR, sixteen).convertShape(I2F, F, 0))
-                            .lanewise(FMA, FloatVector.fromArray(F, scales, at + PASS / 2).lanewise(MUL, dx), high);
-                }
-                low.lanewise(ADD, minusZero).intoArray(c, o); // exact receivers for the stores: see InterleavedRows
-                high.lanewise(ADD, minusZero).intoArray(c, o + PASS / 2);
-            }
-        }
-    }
-
-    /** A worker's panel, its scales, the kernel's sums and the batch's last rows. */
-    private static final class Scratch {
-        final short[] panel = new short[DEPTH * WIDTH];
-        final float[] scales = new float[DEPTH / BLOCK * WIDTH];
+    static final class Panel {
+        /** {@code values[k * WIDTH + lane]}: column k, as {@link InterleavedRows#nibbleStepsToShortPanel} lays it out. */
+        final short[] values = new short[DEPTH * WIDTH];
+        /** Where the second float and the second int of each 32 values of a row start in {@link #floats} and {@link #ints}. */
+        static final int SECOND = DEPTH / BLOCK * WIDTH;
+        final float[] floats = new float[2 * SECOND];
+        final int[] ints = new int[2 * SECOND];
+        /** {@code sums[(block * ROWS + i) * WIDTH + lane]}: the kernel's sums of 32-value block {@code block} of the depth. */
         final short[] sums = new short[DEPTH / BLOCK * ROWS * WIDTH];
         /** The last {@code batch % ROWS} activation rows' current columns, the rest zeros. */
         final short[] tail = new short[ROWS * DEPTH];
 
         /** Passes {@code [pass, pass + passes)} of the copy, blocks {@code [firstBlock, firstBlock + blocks)}, into the panel. */
-        void pack(Q4_0Interleaved copy, int pass, int passes, int firstBlock, int blocks) {
-            for (int i = 0; i < passes; i++) {
-                copy.decodeShortPanel(pass + i, firstBlock, blocks, panel, WIDTH, i * PASS, scales, WIDTH);
-            }
+        void pack(ShortPanels copy, int pass, int passes, int firstBlock, int blocks, int depth) {
+            for (int i = 0; i < passes; i++) copy.decodeShortPanel(pass + i, firstBlock, blocks, this, i * PASS);
             // a panel cut short by the matrix's end: the missing pass's sums are computed from zeros and dropped
             for (int i = passes; i < WIDTH / PASS; i++) {
-                for (int k = 0; k < blocks * BLOCK; k++) Arrays.fill(panel, k * WIDTH + i * PASS, k * WIDTH + (i + 1) * PASS, (short) 0);
+                for (int k = 0; k < depth; k++) Arrays.fill(values, k * WIDTH + i * PASS, k * WIDTH + (i + 1) * PASS, (short) 0);
             }
         }
 

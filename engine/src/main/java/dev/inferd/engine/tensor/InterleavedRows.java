@@ -18,6 +18,7 @@ import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.LSHR;
 import static jdk.incubator.vector.VectorOperators.MUL;
+import static jdk.incubator.vector.VectorOperators.OR;
 import static jdk.incubator.vector.VectorOperators.S2I;
 import static jdk.incubator.vector.VectorOperators.SUB;
 
@@ -319,6 +320,38 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
                 .lanewise(AND, IntVector.broadcast(GROUP_I, 0xF)).lanewise(SUB, IntVector.broadcast(GROUP_I, offset));
         ((FloatVector) q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
                 .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP)).intoArray(panel, column);
+    }
+
+    /**
+     * The four steps of nibbles of a 32-value block of a pass's first group (from {@code steps0}) and of its second
+     * (from {@code steps1}), as {@code q - 8} into 32 columns of an integer panel of {@link IntTiledProduct}: column
+     * l's 32 values at {@code panel[column + l * stride ..)}, the first group's row j in lane {@code 2j}, the second
+     * group's row j in lane {@code 2j + 1}. Read as ints, a step holds two columns of a group's rows in the halves
+     * of each row's int ({@link #nibbleToPanel}), so a column of both groups is the two groups' low (or high)
+     * halves put together. Q4_0 and Q4_K blocks of 32 share the layout. Only for groups of 16 rows.
+     */
+    final void nibbleStepsToShortPanel(long steps0, long steps1, short[] panel, int column, int stride) {
+        MemorySegment data = this.data;
+        var nibbles = IntVector.broadcast(GROUP_I, 0x000F000F);
+        var low = IntVector.broadcast(GROUP_I, 0x0000FFFF);
+        var high = IntVector.broadcast(GROUP_I, 0xFFFF0000);
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var eight = ShortVector.broadcast(STEP_S, (short) 8);
+        for (int s = 0; s < 4; s++) {
+            var step0 = IntVector.fromMemorySegment(GROUP_I, data, steps0 + (long) s * LANE_STEP_BYTES, LE);
+            var step1 = IntVector.fromMemorySegment(GROUP_I, data, steps1 + (long) s * LANE_STEP_BYTES, LE);
+            for (int f = 0; f < 4; f++) {
+                var shift = IntVector.broadcast(GROUP_I, 4 * f);
+                // values 8s + 2f (low half) and 8s + 2f + 1 (high half) of each row of a group
+                var q0 = step0.lanewise(LSHR, shift).lanewise(AND, nibbles);
+                var q1 = step1.lanewise(LSHR, shift).lanewise(AND, nibbles);
+                var even = q0.lanewise(AND, low).lanewise(OR, q1.lanewise(LSHL, sixteen));
+                var odd = q0.lanewise(LSHR, sixteen).lanewise(OR, q1.lanewise(AND, high));
+                int at = column + (8 * s + 2 * f) * stride;
+                ((ShortVector) even.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, at);
+                ((ShortVector) odd.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, at + stride);
+            }
+        }
     }
 
     /** The column (of its 32-value block) of nibble {@code n} of a row's 32 bits in step s: see {@link #nibbleToPanel}. */

@@ -16,7 +16,6 @@ import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.LSHR;
 import static jdk.incubator.vector.VectorOperators.MUL;
-import static jdk.incubator.vector.VectorOperators.OR;
 import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
@@ -40,7 +39,7 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * the weight scale times the activation scale, added with one fused multiply-add. A row's result does
  * not depend on the batch around it: every activation row takes the same {@link #dot} call.
  */
-final class Q4_0Interleaved extends InterleavedRows {
+final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
     private static final int BLOCK = 32;
     private static final int STEPS = 4;
     private static final int STEP = LANE_STEP_BYTES;
@@ -284,43 +283,56 @@ final class Q4_0Interleaved extends InterleavedRows {
         }
     }
 
-    /**
-     * Pass {@code pass}'s 32 rows, blocks {@code [firstBlock, firstBlock + blockCount)}, into an integer panel of
-     * {@link IntTiledProduct}: column k's values {@code q - 8} at {@code panel[k * stride + lane ..+ 32)}, the
-     * pass's first group's row j in lane {@code 2j} and its second group's row j in lane {@code 2j + 1} (so that a
-     * 32-bit lane holds rows j and j + 16, split apart by two shifts), and block k's row scales at
-     * {@code scales[k * scaleStride + lane ..+ 32)} in row order. A step of the copy holds two columns of a
-     * group's rows in the same two 16-bit lanes a row ({@link #nibbleToPanel}): read as ints, a column of
-     * both groups is the low (or high) halves of the two groups' ints put together.
-     */
-    void decodeShortPanel(int pass, int firstBlock, int blockCount, short[] panel, int stride, int lane,
-                          float[] scales, int scaleStride) {
-        MemorySegment data = this.data;
-        var nibbles = IntVector.broadcast(GROUP_I, 0x000F000F);
-        var low = IntVector.broadcast(GROUP_I, 0x0000FFFF);
-        var high = IntVector.broadcast(GROUP_I, 0xFFFF0000);
-        var sixteen = IntVector.broadcast(GROUP_I, 16);
-        var eight = ShortVector.broadcast(STEP_S, (short) 8);
+    @Override
+    public int panelBlock() {
+        return BLOCK;
+    }
+
+    /** The values, and block k's row scales at {@code floats[k * WIDTH + lane ..+ 32)} in row order. */
+    @Override
+    public void decodeShortPanel(int pass, int firstBlock, int blockCount, IntTiledProduct.Panel panel, int lane) {
         for (int k = 0; k < blockCount; k++) {
             long block0 = pairAt(2 * pass, firstBlock + k);
             long block1 = block0 + BLOCK_BYTES;
-            int s0 = k * scaleStride + lane;
-            FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).intoArray(scales, s0);
-            FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).intoArray(scales, s0 + GROUP);
-            for (int s = 0; s < STEPS; s++) {
-                var step0 = IntVector.fromMemorySegment(GROUP_I, data, block0 + SCALE_BYTES + (long) s * STEP, LE);
-                var step1 = IntVector.fromMemorySegment(GROUP_I, data, block1 + SCALE_BYTES + (long) s * STEP, LE);
-                for (int f = 0; f < NIBBLES; f++) {
-                    var shift = IntVector.broadcast(GROUP_I, 4 * f);
-                    // values 8s + 2f (low half) and 8s + 2f + 1 (high half) of each row of a group
-                    var q0 = step0.lanewise(LSHR, shift).lanewise(AND, nibbles);
-                    var q1 = step1.lanewise(LSHR, shift).lanewise(AND, nibbles);
-                    var even = q0.lanewise(AND, low).lanewise(OR, q1.lanewise(LSHL, sixteen));
-                    var odd = q0.lanewise(LSHR, sixteen).lanewise(OR, q1.lanewise(AND, high));
-                    int column = (k * BLOCK + 8 * s + 2 * f) * stride + lane;
-                    ((ShortVector) even.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, column);
-                    ((ShortVector) odd.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, column + stride);
+            int scales = k * IntTiledProduct.WIDTH + lane;
+            FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).intoArray(panel.floats, scales);
+            FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).intoArray(panel.floats, scales + GROUP);
+            nibbleStepsToShortPanel(block0 + SCALE_BYTES, block1 + SCALE_BYTES, panel.values,
+                    k * BLOCK * IntTiledProduct.WIDTH + lane, IntTiledProduct.WIDTH);
+        }
+    }
+
+    /**
+     * Per block and row {@code fma(sum, scale[r] * d[i], c)}, {@link #dot}'s operations (its sum, {@code sum(q * x) -
+     * 8 * sum(x)}, is this {@code sum((q - 8) * x)}). A 32-bit lane of the sums holds rows j (low half) and j + 16
+     * (high half) of a pass; two shifts split them.
+     */
+    @Override
+    public void sumsToFloats(IntTiledProduct.Panel panel, int firstBlock, int blockCount, Q8Activations x, int b, int count,
+                             float[] c, int cOffset, int cStride, int width, boolean first) {
+        int stride = IntTiledProduct.WIDTH;
+        int rows = IntTiledProduct.ROWS;
+        short[] sums = panel.sums;
+        float[] scales = panel.floats;
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var minusZero = FloatVector.broadcast(GROUP_F, -0f);
+        for (int i = 0; i < count; i++) {
+            int d = (b + i) * x.blocksPerRow + firstBlock;
+            for (int pass = 0; pass < width; pass += ROWS_PER_PASS) {
+                int o = cOffset + i * cStride + pass;
+                var low = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o);
+                var high = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o + GROUP);
+                for (int k = 0; k < blockCount; k++) {
+                    var ints = (IntVector) ShortVector.fromArray(STEP_S, sums, (k * rows + i) * stride + pass).reinterpretShape(GROUP_I, 0);
+                    var dx = FloatVector.broadcast(GROUP_F, x.d[d + k]);
+                    int at = k * stride + pass;
+                    low = ((FloatVector) ints.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
+                            .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at).lanewise(MUL, dx), low);
+                    high = ((FloatVector) ints.lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
+                            .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at + GROUP).lanewise(MUL, dx), high);
                 }
+                low.lanewise(ADD, minusZero).intoArray(c, o); // exact receivers for the stores: see InterleavedRows
+                high.lanewise(ADD, minusZero).intoArray(c, o + GROUP);
             }
         }
     }

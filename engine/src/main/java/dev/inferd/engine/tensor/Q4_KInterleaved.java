@@ -43,7 +43,7 @@ import static jdk.incubator.vector.VectorOperators.NEG;
  * A lane adds 16 products of at most 15 * 127 per sub-block, inside 16 bits; every activation row takes
  * the same {@link #dot} call, so a row's result does not depend on the batch around it.
  */
-final class Q4_KInterleaved extends InterleavedRows {
+final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 4;
@@ -89,6 +89,99 @@ final class Q4_KInterleaved extends InterleavedRows {
                     }
                     data.set(SHORT, steps + (long) s * STEP + 2L * (2 * r + t), (short) lane);
                 }
+            }
+        }
+    }
+
+    @Override
+    public int panelBlock() {
+        return SUB_BLOCKS * SUB_BLOCK;
+    }
+
+    /**
+     * The values, and for 32-value sub-block k of the depth the rows' scales at {@code ints[k * WIDTH + lane ..+ 32)}
+     * and mins at {@code ints[SECOND + k * WIDTH + lane ..)}, for super-block n the rows' {@code d} at
+     * {@code floats[n * WIDTH + lane ..)} and {@code -dmin} at {@code floats[SECOND + n * WIDTH + lane ..)}, in row order.
+     */
+    @Override
+    public void decodeShortPanel(int pass, int firstBlock, int blockCount, IntTiledProduct.Panel panel, int lane) {
+        int stride = IntTiledProduct.WIDTH;
+        int second = IntTiledProduct.Panel.SECOND;
+        for (int n = 0; n < blockCount; n++) {
+            long pair = pairAt(2 * pass, firstBlock + n);
+            int floats = n * stride + lane;
+            FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT, LE).intoArray(panel.floats, floats);
+            FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + GROUP * Float.BYTES, LE).intoArray(panel.floats, floats + GROUP);
+            FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT, LE).intoArray(panel.floats, second + floats);
+            FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + GROUP * Float.BYTES, LE)
+                    .intoArray(panel.floats, second + floats + GROUP);
+            for (int j = 0; j < SUB_BLOCKS; j++) {
+                long unit = pair + (long) UNIT_BYTES * j;
+                int k = n * SUB_BLOCKS + j;
+                int ints = k * stride + lane;
+                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE).convertShape(B2I, GROUP_I, 0)).intoArray(panel.ints, ints);
+                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0))
+                        .intoArray(panel.ints, ints + GROUP);
+                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT, LE).convertShape(B2I, GROUP_I, 0))
+                        .intoArray(panel.ints, second + ints);
+                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0))
+                        .intoArray(panel.ints, second + ints + GROUP);
+                nibbleStepsToShortPanel(unit + QS_AT, unit + QS_AT + SUB_BLOCK_BYTES, panel.values, k * SUB_BLOCK * stride + lane, stride);
+            }
+        }
+    }
+
+    /**
+     * {@link #dot}'s operations: per super-block and row the exact integer sums of {@code scale * sum(q * x)} (here
+     * {@code sum((q - 8) * x) + 8 * sum(x)}) and of {@code min * sum(x)}, then the fused multiply-adds by
+     * {@code d * xd} and {@code -dmin * xd}, in that order. A 32-bit lane of the sums holds rows j (low half) and
+     * j + 16 (high half) of a pass; two shifts split them.
+     */
+    @Override
+    public void sumsToFloats(IntTiledProduct.Panel panel, int firstBlock, int blockCount, Q8Activations x, int b, int count,
+                             float[] c, int cOffset, int cStride, int width, boolean first) {
+        int stride = IntTiledProduct.WIDTH;
+        int tile = IntTiledProduct.ROWS;
+        int second = IntTiledProduct.Panel.SECOND;
+        short[] sums = panel.sums;
+        int[] ints = panel.ints;
+        float[] floats = panel.floats;
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var minusZero = FloatVector.broadcast(GROUP_F, -0f);
+        for (int i = 0; i < count; i++) {
+            int d = (b + i) * x.blocksPerRow + firstBlock;
+            int xsums = (b + i) * x.sumsPerRow + firstBlock * SUB_BLOCKS;
+            for (int pass = 0; pass < width; pass += ROWS_PER_PASS) {
+                int o = cOffset + i * cStride + pass;
+                var low = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o);
+                var high = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o + GROUP);
+                for (int n = 0; n < blockCount; n++) {
+                    var isumLow = IntVector.zero(GROUP_I);
+                    var isumHigh = IntVector.zero(GROUP_I);
+                    var msumLow = IntVector.zero(GROUP_I);
+                    var msumHigh = IntVector.zero(GROUP_I);
+                    for (int k = n * SUB_BLOCKS; k < (n + 1) * SUB_BLOCKS; k++) {
+                        var pairs = (IntVector) ShortVector.fromArray(STEP_S, sums, (k * tile + i) * stride + pass).reinterpretShape(GROUP_I, 0);
+                        int xsum = x.sums[xsums + k];
+                        var offset = IntVector.broadcast(GROUP_I, 8 * xsum);
+                        var xs = IntVector.broadcast(GROUP_I, xsum);
+                        int at = k * stride + pass;
+                        isumLow = isumLow.lanewise(ADD, pairs.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen).lanewise(ADD, offset)
+                                .lanewise(MUL, IntVector.fromArray(GROUP_I, ints, at)));
+                        isumHigh = isumHigh.lanewise(ADD, pairs.lanewise(ASHR, sixteen).lanewise(ADD, offset)
+                                .lanewise(MUL, IntVector.fromArray(GROUP_I, ints, at + GROUP)));
+                        msumLow = msumLow.lanewise(ADD, IntVector.fromArray(GROUP_I, ints, second + at).lanewise(MUL, xs));
+                        msumHigh = msumHigh.lanewise(ADD, IntVector.fromArray(GROUP_I, ints, second + at + GROUP).lanewise(MUL, xs));
+                    }
+                    var dx = FloatVector.broadcast(GROUP_F, x.d[d + n]);
+                    int at = n * stride + pass;
+                    low = ((FloatVector) isumLow.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromArray(GROUP_F, floats, at).lanewise(MUL, dx), low);
+                    high = ((FloatVector) isumHigh.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromArray(GROUP_F, floats, at + GROUP).lanewise(MUL, dx), high);
+                    low = ((FloatVector) msumLow.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromArray(GROUP_F, floats, second + at).lanewise(MUL, dx), low);
+                    high = ((FloatVector) msumHigh.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromArray(GROUP_F, floats, second + at + GROUP).lanewise(MUL, dx), high);
+                }
+                low.lanewise(ADD, minusZero).intoArray(c, o); // exact receivers for the stores: see InterleavedRows
+                high.lanewise(ADD, minusZero).intoArray(c, o + GROUP);
             }
         }
     }

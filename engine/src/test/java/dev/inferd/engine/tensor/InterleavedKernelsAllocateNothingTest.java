@@ -60,11 +60,12 @@ class InterleavedKernelsAllocateNothingTest {
         OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.PANEL.name());
     }
 
-    /** The integer GEMM of many rows with a Q4_0 copy ({@link IntTiledProduct}): its kernel, its panels and its sums' conversion. */
-    @Test
-    void theCompiledIntegerProductOfManyRowsAllocatesNothing() throws Exception {
+    /** The integer GEMM of many rows with a Q4_0 or Q4_K copy ({@link IntTiledProduct}): its kernel, its panels and its sums' conversion. */
+    @ParameterizedTest
+    @EnumSource(names = {"Q4_0", "Q4_K"})
+    void theCompiledIntegerProductOfManyRowsAllocatesNothing(GGMLType type) throws Exception {
         Assumptions.assumeTrue(IntTiledProduct.supports(InterleavedRows.GROUP), "the integer product needs 512-bit vectors");
-        OwnJvm.run(OneKernel.class, FLAGS, GGMLType.Q4_0.name(), Kernel.MANY_ROWS.name());
+        OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.MANY_ROWS.name());
     }
 
     /** The other JVM's side of the cases above: the type and the kernel by name. */
@@ -200,7 +201,8 @@ class InterleavedKernelsAllocateNothingTest {
             case MANY_ROWS -> {
                 // the whole product on this thread, a task at a time; every pass at once, so only the first
                 if (pass > 0) return;
-                MANY_ROWS_PRODUCT.start((Q4_0Interleaved) copy, rows, blocks * 32, x, IntTiledProduct.ROWS, out);
+                int cols = blocks * (copy instanceof Q4_KInterleaved ? 256 : 32);
+                MANY_ROWS_PRODUCT.start((ShortPanels) copy, rows, cols, x, IntTiledProduct.ROWS, out);
                 for (int task = 0; task < MANY_ROWS_PRODUCT.tasks(); task++) MANY_ROWS_PRODUCT.run(task, 0);
             }
         }
