@@ -28,7 +28,8 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  * that go to different pipes. A standalone probe with a panel in cache ran {@link TiledProduct}'s float
  * kernel at 55 GMAC/s on one thread and a kernel like this one at 90-94 (session 25). Whole products of 512
  * rows on one thread ({@code MatMulBench 1 Q4_0 2048x2048,8192x2048,2048x8192 512 prompt}): 48-51 GMAC/s
- * through {@link TiledProduct}, 70-73 here.
+ * through {@link TiledProduct}, 70-73 here for Q4_0, 59-66 for Q4_K (whose conversion does four 32-bit
+ * multiplies per block of 32 and row pair).
  *
  * <p>Written for 512-bit vectors (two groups of 16 rows of the copy a vector), so used only where the copy's
  * groups are 16 rows ({@link #supports}).

@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * beside any others, and its result must not depend on them (a fixed seed gives the same tokens alone
  * or batched; {@code BatchInvarianceTest}, {@code TiledProductTest}). The path is chosen by the token's
  * role, never by the batch's size, except where every path gives a row the same bits ({@link #rolesShareBits}:
- * a Q4_0 copy's integer GEMM, {@link IntTiledProduct}), and there by the batch's size alone.
+ * the integer GEMM of a Q4_0 or Q4_K copy, {@link IntTiledProduct}), and there by the batch's size alone.
  */
 abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatrix, IntDotMatrix {
 

@@ -45,8 +45,8 @@ public interface WeightMatrix {
      * product over float panels of the weights, fast for many rows at once. The others, generated
      * tokens, go through per-row kernels that read the weights as stored, fast for a few rows. Each
      * path gives a row the same bits whatever else is in the batch, and a token's role never changes,
-     * so a sequence computes the same numbers alone or batched with others. (A Q4_0 matrix with an
-     * interleaved copy on AVX-512 gives every row the row kernels' bits on both paths, and picks the path
+     * so a sequence computes the same numbers alone or batched with others. (A Q4_0 or Q4_K matrix with
+     * an interleaved copy on AVX-512 gives every row the row kernels' bits on both paths, and picks the path
      * by the batch's size: an integer GEMM for many rows, the row kernels for a few.)
      */
     void multiply(float[] x, int batch, float[] out, int promptRows);
