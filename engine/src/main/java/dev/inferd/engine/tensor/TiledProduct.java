@@ -188,7 +188,10 @@ final class TiledProduct implements WorkerPool.Task {
      * {@code c[cOffset + i * cStride + j] (+)= sum over k < depth of a[aOffset + i * aStride + k] * panel[k * WIDTH + j]}
      * for {@code i < ROWS}, {@code j < WIDTH}: from zero when {@code first}, else continuing the sums in c.
      * The twelve accumulators are written out as locals on purpose: they are the twelve registers, and
-     * vectors kept in an array or passed to a helper that C2 may not inline are boxed on the heap.
+     * vectors kept in an array or passed to a helper that C2 may not inline are boxed on the heap. The JVMs
+     * keep this method out of its callers ({@code -XX:CompileCommand=dontinline}, as for the row kernels'
+     * {@code dot2}): after prompt products of two and then four rows, C2 compiled it with its multiply-adds as
+     * the Vector API's Java code, 17 times slower for good ({@code TiledProductStaysCompiledTest}, session 25).
      */
     static void kernel(float[] a, int aOffset, int aStride, float[] panel, int depth,
                        float[] c, int cOffset, int cStride, boolean first) {
