@@ -78,7 +78,7 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
     /** A Q4_0 or Q4_K copy on a machine with 512-bit vectors: {@link IntTiledProduct} gives a row the row kernel's bits. */
     @Override
     final boolean rolesShareBits() {
-        return interleaved instanceof ShortPanels && IntTiledProduct.supports(InterleavedRows.GROUP);
+        return interleaved instanceof ShortPanels && IntTiledProduct.SUPPORTED;
     }
 
     /** Batches of {@link IntTiledProduct#MIN_BATCH} rows or more through the integer GEMM, smaller ones through the row kernels. */

@@ -3,8 +3,6 @@ package dev.inferd.engine.tensor;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.util.Arrays;
-
 import static jdk.incubator.vector.VectorOperators.ADD;
 import static jdk.incubator.vector.VectorOperators.MUL;
 
@@ -32,7 +30,7 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  * multiplies per block of 32 and row pair).
  *
  * <p>Written for 512-bit vectors (two groups of 16 rows of the copy a vector), so used only where the copy's
- * groups are 16 rows ({@link #supports}).
+ * groups are 16 rows ({@link #SUPPORTED}).
  */
 final class IntTiledProduct implements WorkerPool.Task {
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
@@ -72,10 +70,8 @@ final class IntTiledProduct implements WorkerPool.Task {
     private int batch;
     private float[] out;
 
-    /** Whether this product serves a copy of this group size on this machine. */
-    static boolean supports(int group) {
-        return group == 16 && ShortVector.SPECIES_PREFERRED.length() >= S.length();
-    }
+    /** Whether this machine's copies take this product: groups of 16 rows and 512-bit vectors. */
+    static final boolean SUPPORTED = InterleavedRows.GROUP == 16 && ShortVector.SPECIES_PREFERRED.length() >= S.length();
 
     /** Entries {@code [0, batch)} of {@code x} (quantized as the type wants) times the {@code rows x cols} matrix copied in {@code copy}, into {@code out[b * rows + r]}. */
     void start(ShortPanels copy, int rows, int cols, Q8Activations x, int batch, float[] out) {
@@ -123,7 +119,7 @@ final class IntTiledProduct implements WorkerPool.Task {
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
-                s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks, depth);
+                s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks);
                 for (int b = 0; b < fullRows; b += ROWS) {
                     kernel(q, b * cols + k0, cols, s.values, depth, s.sums);
                     copy.sumsToFloats(s, firstBlock, blocks, x, b, ROWS, out, b * rows + r0, rows, width, first);
@@ -223,26 +219,19 @@ final class IntTiledProduct implements WorkerPool.Task {
         final int[] ints = new int[2 * SECOND];
         /** {@code sums[(block * ROWS + i) * WIDTH + lane]}: the kernel's sums of 32-value block {@code block} of the depth. */
         final short[] sums = new short[DEPTH / BLOCK * ROWS * WIDTH];
-        /** The last {@code batch % ROWS} activation rows' current columns, the rest zeros. */
+        /** The last {@code batch % ROWS} activation rows' current columns; the rest of the tile's rows are not read back. */
         final short[] tail = new short[ROWS * DEPTH];
 
         /** Passes {@code [pass, pass + passes)} of the copy, blocks {@code [firstBlock, firstBlock + blocks)}, into the panel. */
-        void pack(ShortPanels copy, int pass, int passes, int firstBlock, int blocks, int depth) {
+        void pack(ShortPanels copy, int pass, int passes, int firstBlock, int blocks) {
+            // a panel cut short by the matrix's end leaves the missing pass's lanes as they were: their sums are
+            // computed (16-bit lanes wrap, nothing traps) and never converted
             for (int i = 0; i < passes; i++) copy.decodeShortPanel(pass + i, firstBlock, blocks, this, i * PASS);
-            // a panel cut short by the matrix's end: the missing pass's sums are computed from zeros and dropped
-            for (int i = passes; i < WIDTH / PASS; i++) {
-                for (int k = 0; k < depth; k++) Arrays.fill(values, k * WIDTH + i * PASS, k * WIDTH + (i + 1) * PASS, (short) 0);
-            }
         }
 
+        /** Rows past {@code count} keep what they held: like a missing pass's, their sums are never converted. */
         void copyTail(short[] q, int b0, int count, int cols, int k0, int depth) {
-            for (int i = 0; i < ROWS; i++) {
-                if (i < count) {
-                    System.arraycopy(q, (b0 + i) * cols + k0, tail, i * depth, depth);
-                } else {
-                    Arrays.fill(tail, i * depth, (i + 1) * depth, (short) 0);
-                }
-            }
+            for (int i = 0; i < count; i++) System.arraycopy(q, (b0 + i) * cols + k0, tail, i * depth, depth);
         }
     }
 }

@@ -28,7 +28,7 @@ class IntTiledProductTest {
 
     @BeforeEach
     void needs512BitVectors() {
-        assumeThat(IntTiledProduct.supports(InterleavedRows.GROUP)).as("512-bit vectors and groups of 16 rows").isTrue();
+        assumeThat(IntTiledProduct.SUPPORTED).as("512-bit vectors and groups of 16 rows").isTrue();
     }
 
     /** One panel depth and a part of one (a block of the type past it), and exactly one. */

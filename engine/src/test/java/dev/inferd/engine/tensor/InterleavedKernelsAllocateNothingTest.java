@@ -64,7 +64,7 @@ class InterleavedKernelsAllocateNothingTest {
     @ParameterizedTest
     @EnumSource(names = {"Q4_0", "Q4_K"})
     void theCompiledIntegerProductOfManyRowsAllocatesNothing(GGMLType type) throws Exception {
-        Assumptions.assumeTrue(IntTiledProduct.supports(InterleavedRows.GROUP), "the integer product needs 512-bit vectors");
+        Assumptions.assumeTrue(IntTiledProduct.SUPPORTED, "the integer product needs 512-bit vectors");
         OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.MANY_ROWS.name());
     }
 
@@ -201,8 +201,8 @@ class InterleavedKernelsAllocateNothingTest {
             case MANY_ROWS -> {
                 // the whole product on this thread, a task at a time; every pass at once, so only the first
                 if (pass > 0) return;
-                int cols = blocks * (copy instanceof Q4_KInterleaved ? 256 : 32);
-                MANY_ROWS_PRODUCT.start((ShortPanels) copy, rows, cols, x, IntTiledProduct.ROWS, out);
+                ShortPanels panels = (ShortPanels) copy;
+                MANY_ROWS_PRODUCT.start(panels, rows, blocks * panels.panelBlock(), x, IntTiledProduct.ROWS, out);
                 for (int task = 0; task < MANY_ROWS_PRODUCT.tasks(); task++) MANY_ROWS_PRODUCT.run(task, 0);
             }
         }
