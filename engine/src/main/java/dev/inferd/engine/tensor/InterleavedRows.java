@@ -160,8 +160,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
 
     /**
      * The copy: pass after pass of two groups of {@link #GROUP} rows, block by block ({@link #pairAt}); within a
-     * block, the two groups' bytes side by side (Q4_0: {@link #blockAt}) or merged in the order the
-     * kernel reads them (Q8_0, Q4_K, Q5_K, Q6_K).
+     * block, the two groups' bytes merged in the order the kernel reads them.
      */
     final MemorySegment data;
     /** Blocks per row (blocks of 32 values, or super-blocks of 256). */
@@ -373,17 +372,11 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * the k-quant copies had each group's scales first and its values after, and a kernel reading a
      * sub-block's values from both groups and then their scales got 15 GB/s from memory on one thread
      * where plain streaming got 25 (session 21), so those copies merge the groups in reading order, and so
-     * does Q8_0's, whose kernel reads half a block of each group at a time (17 GB/s against 25). Q4_0's
-     * order (a block's values of both groups, then their scales) streams as fast as plain reading.
+     * does Q8_0's, whose kernel reads half a block of each group at a time (17 GB/s against 25), and Q4_0's
+     * (both groups' scales, then each group's values).
      */
     final long pairAt(int group, int block) {
         return group / 2 * passBytes + 2L * block * blockBytes;
-    }
-
-    /** Where row {@code row}'s block {@code block} starts in a copy whose groups lie side by side in a block (Q4_0). */
-    final long blockAt(int row, int block) {
-        int group = row / GROUP;
-        return pairAt(group, block) + (long) (group % 2) * blockBytes;
     }
 
     /**

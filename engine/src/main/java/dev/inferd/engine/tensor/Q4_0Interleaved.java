@@ -16,6 +16,7 @@ import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.LSHR;
 import static jdk.incubator.vector.VectorOperators.MUL;
+import static jdk.incubator.vector.VectorOperators.S2I;
 import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
@@ -25,8 +26,14 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * per-block step held the row kernel to about half of llama.cpp's speed.
  *
  * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512) stores, per block of 32
- * columns, {@link #BLOCK_BYTES} bytes: the rows' scales as floats, then four steps, each a
- * {@link #STEP_S} vector of 16-bit lanes. Lanes {@code 2r} and {@code 2r + 1} are row r's, and nibble f
+ * columns, {@link #BLOCK_BYTES} bytes: the rows' scales as the file's halves and four steps, each a
+ * {@link #STEP_S} vector of 16-bit lanes. A pass's block holds both groups' scales, then the first group's
+ * steps, then the second's ({@link #scalesAt}, {@link #stepsAt}), so that every step is a whole cache line
+ * and the pass reads forward. The scales stay halves because a token reads every byte of the copy: as
+ * floats they made the copy 11% larger than the file, and the 1B Q4_0 decoded about that much slower than
+ * llama.cpp, which reads the file's 18 bytes a block (session 26). The kernels widen a group's halves as
+ * {@link F16Matrix} widens weights, a shift, a mask and a multiply by 2^112, exact for every finite half
+ * (infinities and NaNs, which usable weights do not hold, are not kept). Lanes {@code 2r} and {@code 2r + 1} are row r's, and nibble f
  * (bits {@code 4f} to {@code 4f + 3}) of lane {@code 2r + t} of step s is the row's value
  * {@code 8s + 2f + t}, so that each nibble meets the same pair of activations in every lane (an entry
  * of {@link Q8Activations#pairs}). Four values to a lane, a step is read as it lies (no widening) and a
@@ -45,22 +52,37 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
     private static final int STEP = LANE_STEP_BYTES;
     /** Values per lane. */
     private static final int NIBBLES = 4;
-    private static final int SCALE_BYTES = GROUP * Float.BYTES;
-    static final int BLOCK_BYTES = SCALE_BYTES + STEPS * STEP;
+    private static final int SCALE_BYTES = GROUP * Short.BYTES;
+    private static final int STEPS_BYTES = STEPS * STEP;
+    static final int BLOCK_BYTES = SCALE_BYTES + STEPS_BYTES;
+    /** A half's bits moved up by 13 are a float 2^112 times too small ({@link F16Matrix}). */
+    private static final float HALF_EXPONENT_FIX = 0x1p112f;
+    /** After the shift a sign-extended half's sign fills bits 28-31: only bit 31 is kept. */
+    private static final int HALF_SIGN_AND_MAGNITUDE = 0x8FFFFFFF;
 
     Q4_0Interleaved(int rows, int cols, MemorySegment memory) {
         super(GGMLType.Q4_0, rows, cols, BLOCK_BYTES, memory);
     }
 
+    /** Where the scales of the pass's first ({@code place} 0) or second group start in the pass's block at {@code pair}. */
+    private static long scalesAt(long pair, int place) {
+        return pair + (long) place * SCALE_BYTES;
+    }
+
+    /** Where the steps of the pass's first ({@code place} 0) or second group start in the pass's block at {@code pair}. */
+    private static long stepsAt(long pair, int place) {
+        return pair + 2 * SCALE_BYTES + (long) place * STEPS_BYTES;
+    }
+
     @Override
     void fillBlock(MemorySegment q4_0, long from, long pair, int place, int r) {
-        long to = pair + (long) place * BLOCK_BYTES;
-        data.set(FLOAT, to + (long) r * Float.BYTES, Float.float16ToFloat(q4_0.get(SHORT, from)));
+        data.set(SHORT, scalesAt(pair, place) + (long) r * Short.BYTES, q4_0.get(SHORT, from));
+        long steps = stepsAt(pair, place);
         for (int s = 0; s < STEPS; s++) {
             for (int t = 0; t < 2; t++) {
                 int lane = 0;
                 for (int f = 0; f < NIBBLES; f++) lane |= value(q4_0, from, 8 * s + 2 * f + t) << 4 * f;
-                data.set(SHORT, to + SCALE_BYTES + (long) s * STEP + 2L * (2 * r + t), (short) lane);
+                data.set(SHORT, steps + (long) s * STEP + 2L * (2 * r + t), (short) lane);
             }
         }
     }
@@ -79,18 +101,20 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
         var four = ShortVector.broadcast(STEP_S, (short) 4);
         var eight = ShortVector.broadcast(STEP_S, (short) 8);
         var twelve = ShortVector.broadcast(STEP_S, (short) 12);
+        var halfShift = IntVector.broadcast(GROUP_I, 13);
+        var halfMask = IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE);
+        var halfFix = FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
-        long block0 = pass * passBytes;
-        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
+        long pair = pass * passBytes;
         int kb = b * blocks;
         int[] pairs = x.pairs;
-        for (int k = 0; k < blocks; k++, kb++, block0 += 2 * BLOCK_BYTES, block1 += 2 * BLOCK_BYTES) {
+        for (int k = 0; k < blocks; k++, kb++, pair += 2 * BLOCK_BYTES) {
             int p = kb * (BLOCK / 2);
             var sum0 = ShortVector.zero(STEP_S);
             var sum1 = ShortVector.zero(STEP_S);
-            long steps0 = block0 + SCALE_BYTES;
-            long steps1 = block1 + SCALE_BYTES;
+            long steps0 = pair + 2 * SCALE_BYTES; // stepsAt written out: see InterleavedRows
+            long steps1 = steps0 + STEPS_BYTES;
             ShortVector w0, w1, x0, x1, x2, x3;
             // the four steps written out, nothing but Vector API calls (see InterleavedRows): as a loop
             // over the steps it measured 1.45x slower, the loop's set-up and range checks around every block.
@@ -142,10 +166,15 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
             var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
             var ints0 = pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
             var ints1 = pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
+            // the groups' halves widened as F16Matrix widens them
+            var scales0 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair, LE).convertShape(S2I, GROUP_I, 0))
+                    .lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+            var scales1 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + SCALE_BYTES, LE).convertShape(S2I, GROUP_I, 0))
+                    .lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
             acc0 = ((FloatVector) ints0.lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0))
-                    .lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                    .lanewise(FMA, scales0.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
             acc1 = ((FloatVector) ints1.lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0))
-                    .lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                    .lanewise(FMA, scales1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
         }
         var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
         acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
@@ -167,6 +196,9 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
         var four = ShortVector.broadcast(STEP_S, (short) 4);
         var eight = ShortVector.broadcast(STEP_S, (short) 8);
         var twelve = ShortVector.broadcast(STEP_S, (short) 12);
+        var halfShift = IntVector.broadcast(GROUP_I, 13);
+        var halfMask = IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE);
+        var halfFix = FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX);
         var accA0 = FloatVector.zero(GROUP_F);
         var accA1 = FloatVector.zero(GROUP_F);
         var accB0 = FloatVector.zero(GROUP_F);
@@ -175,13 +207,13 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
         var sumA1 = ShortVector.zero(STEP_S);
         var sumB0 = ShortVector.zero(STEP_S);
         var sumB1 = ShortVector.zero(STEP_S);
-        long block0 = pass * passBytes;
-        long block1 = block0 + BLOCK_BYTES; // the pass's second group: the two groups' blocks alternate
+        long pair = pass * passBytes;
         int[] pairs = x.pairs;
         int[] sums = x.sums;
         float[] xd = x.d;
         ShortVector w0, w1, f00, f01, f02, f03, f10, f11, f12, f13, x0, x1, x2, x3;
         IntVector pairs0, pairs1;
+        FloatVector scales0, scales1;
         float d;
         int offset;
         for (int i = 2 * b * blocks, end = i + 2 * blocks; i < end; i++) {
@@ -189,8 +221,8 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
             int kb = i / 2;
             int pa = kb * (BLOCK / 2) + half * (STEPS / 2) * NIBBLES;
             int pb = pa + blocks * (BLOCK / 2);
-            long steps0 = block0 + SCALE_BYTES + half * (STEPS / 2) * STEP;
-            long steps1 = block1 + SCALE_BYTES + half * (STEPS / 2) * STEP;
+            long steps0 = pair + 2 * SCALE_BYTES + half * (STEPS / 2) * STEP; // stepsAt written out: see InterleavedRows
+            long steps1 = steps0 + STEPS_BYTES;
             w0 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 0 * STEP, LE);
             w1 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 0 * STEP, LE);
             f00 = w0.lanewise(AND, nibble);
@@ -236,14 +268,18 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
             sumB0 = sumB0.lanewise(ADD, f00.lanewise(MUL, x0)).lanewise(ADD, f01.lanewise(MUL, x1)).lanewise(ADD, f02.lanewise(MUL, x2)).lanewise(ADD, f03.lanewise(MUL, x3));
             sumB1 = sumB1.lanewise(ADD, f10.lanewise(MUL, x0)).lanewise(ADD, f11.lanewise(MUL, x1)).lanewise(ADD, f12.lanewise(MUL, x2)).lanewise(ADD, f13.lanewise(MUL, x3));
             if (half == 1) {
+                scales0 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair, LE).convertShape(S2I, GROUP_I, 0))
+                        .lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+                scales1 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + SCALE_BYTES, LE).convertShape(S2I, GROUP_I, 0))
+                        .lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
                 pairs0 = (IntVector) sumA0.reinterpretShape(GROUP_I, 0);
                 pairs1 = (IntVector) sumA1.reinterpretShape(GROUP_I, 0);
                 d = xd[kb];
                 offset = 8 * sums[kb];
                 accA0 = ((FloatVector) pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
-                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accA0);
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales0.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accA0);
                 accA1 = ((FloatVector) pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
-                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accA1);
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accA1);
                 sumA0 = ShortVector.zero(STEP_S);
                 sumA1 = ShortVector.zero(STEP_S);
                 pairs0 = (IntVector) sumB0.reinterpretShape(GROUP_I, 0);
@@ -251,13 +287,12 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
                 d = xd[kb + blocks];
                 offset = 8 * sums[kb + blocks];
                 accB0 = ((FloatVector) pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
-                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accB0);
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales0.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accB0);
                 accB1 = ((FloatVector) pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen))
-                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accB1);
+                        .lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), accB1);
                 sumB0 = ShortVector.zero(STEP_S);
                 sumB1 = ShortVector.zero(STEP_S);
-                block0 += 2 * BLOCK_BYTES;
-                block1 += 2 * BLOCK_BYTES;
+                pair += 2 * BLOCK_BYTES;
             }
         }
         var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
@@ -272,15 +307,23 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
         float[] scales = PANEL_SCALES.get();
         Arrays.fill(scales, GROUP, 2 * GROUP, 0f);
         for (int k = 0; k < blockCount; k++) {
-            long block = blockAt(group * GROUP, firstBlock + k);
-            FloatVector.fromMemorySegment(GROUP_F, data, block, LE).intoArray(scales, 0); // MemorySegment.copy: a stub call per block
+            long pair = pairAt(group, firstBlock + k);
+            widenScales(scalesAt(pair, group % 2), scales, 0);
+            long steps = stepsAt(pair, group % 2);
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
                 for (int n = 0; n < 2 * NIBBLES; n++) {
-                    nibbleToPanel(block + SCALE_BYTES + (long) s * STEP, n, 8, scales, panel, column + nibbleColumn(s, n) * stride);
+                    nibbleToPanel(steps + (long) s * STEP, n, 8, scales, panel, column + nibbleColumn(s, n) * stride);
                 }
             }
         }
+    }
+
+    /** A group's scales at {@code at} as floats into {@code out[offset ..+ GROUP)}, as the kernels widen them. */
+    private void widenScales(long at, float[] out, int offset) {
+        ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(S2I, GROUP_I, 0))
+                .lanewise(LSHL, IntVector.broadcast(GROUP_I, 13)).lanewise(AND, IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE))
+                .reinterpretShape(GROUP_F, 0)).lanewise(MUL, FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX)).intoArray(out, offset);
     }
 
     @Override
@@ -292,12 +335,11 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
     @Override
     public void decodeShortPanel(int pass, int firstBlock, int blockCount, IntTiledProduct.Panel panel, int lane) {
         for (int k = 0; k < blockCount; k++) {
-            long block0 = pairAt(2 * pass, firstBlock + k);
-            long block1 = block0 + BLOCK_BYTES;
+            long pair = pairAt(2 * pass, firstBlock + k);
             int scales = k * IntTiledProduct.WIDTH + lane;
-            FloatVector.fromMemorySegment(GROUP_F, data, block0, LE).intoArray(panel.floats, scales);
-            FloatVector.fromMemorySegment(GROUP_F, data, block1, LE).intoArray(panel.floats, scales + GROUP);
-            nibbleStepsToShortPanel(block0 + SCALE_BYTES, block1 + SCALE_BYTES, panel.values,
+            widenScales(scalesAt(pair, 0), panel.floats, scales);
+            widenScales(scalesAt(pair, 1), panel.floats, scales + GROUP);
+            nibbleStepsToShortPanel(stepsAt(pair, 0), stepsAt(pair, 1), panel.values,
                     k * BLOCK * IntTiledProduct.WIDTH + lane, IntTiledProduct.WIDTH);
         }
     }
@@ -341,10 +383,12 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
     @Override
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
+        int place = row / GROUP % 2;
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {
-            long block = blockAt(row, firstBlock + k);
-            float d = data.get(FLOAT, block + (long) r * Float.BYTES);
-            for (int i = 0; i < BLOCK; i++) out[offset + i] = (nibble(block + SCALE_BYTES, r, i) - 8) * d;
+            long pair = pairAt(row / GROUP, firstBlock + k);
+            float d = Float.float16ToFloat(data.get(SHORT, scalesAt(pair, place) + (long) r * Short.BYTES));
+            long steps = stepsAt(pair, place);
+            for (int i = 0; i < BLOCK; i++) out[offset + i] = (nibble(steps, r, i) - 8) * d;
         }
     }
 }
