@@ -33,6 +33,9 @@ public final class TransformerModel implements Model {
     private final int maxBatch;
     private final WeightMatrix tokenEmbedding;
     private final LayerWeights[] layers;
+    /** Per layer, the matrices that multiply the same normed input: query, key and value; gate and up. */
+    private final WeightMatrix[][] queryKeyValue;
+    private final WeightMatrix[][] gateUp;
     private final float[] outputNorm;
     private final WeightMatrix output;
     private final Rope rope;
@@ -51,6 +54,12 @@ public final class TransformerModel implements Model {
         tokenEmbedding = w.matrix("token_embd.weight", vocab, dim);
         layers = new LayerWeights[config.blockCount()];
         for (int l = 0; l < layers.length; l++) layers[l] = loadLayer(w, "blk." + l + ".");
+        queryKeyValue = new WeightMatrix[layers.length][];
+        gateUp = new WeightMatrix[layers.length][];
+        for (int l = 0; l < layers.length; l++) {
+            queryKeyValue[l] = new WeightMatrix[] {layers[l].query(), layers[l].key(), layers[l].value()};
+            gateUp[l] = new WeightMatrix[] {layers[l].ffnGate(), layers[l].ffnUp()};
+        }
         outputNorm = w.vector("output_norm.weight", dim);
         // Models with tied embeddings (SmolLM2, Qwen2.5 0.5B, Llama 3.2 1B) ship no output.weight.
         output = w.has("output.weight") ? w.matrix("output.weight", vocab, dim) : tokenEmbedding;
@@ -115,9 +124,7 @@ public final class TransformerModel implements Model {
         for (int l = 0; l < layers.length; l++) {
             LayerWeights lw = layers[l];
             rmsNorm(s.x, s.xb, n, dim, lw.attentionNorm());
-            lw.query().multiply(s.xb, n, s.q, prompt);
-            lw.key().multiply(s.xb, n, s.k, prompt);
-            lw.value().multiply(s.xb, n, s.v, prompt);
+            WeightMatrix.multiplyEach(queryKeyValue[l], s.xb, n, s.queryKeyValue, prompt);
             addBias(s.q, n, lw.queryBias());
             addBias(s.k, n, lw.keyBias());
             addBias(s.v, n, lw.valueBias());
@@ -137,8 +144,7 @@ public final class TransformerModel implements Model {
             lw.attentionOutput().multiply(s.attention, n, s.xb, prompt);
             addInPlace(s.x, s.xb, n * dim);
             rmsNorm(s.x, s.xb, n, dim, lw.ffnNorm());
-            lw.ffnGate().multiply(s.xb, n, s.gate, prompt);
-            lw.ffnUp().multiply(s.xb, n, s.up, prompt);
+            WeightMatrix.multiplyEach(gateUp[l], s.xb, n, s.gateUp, prompt);
             swiglu(s.gate, s.up, n * config.feedForwardLength());
             lw.ffnDown().multiply(s.gate, n, s.xb, prompt);
             addInPlace(s.x, s.xb, n * dim);
@@ -426,6 +432,9 @@ public final class TransformerModel implements Model {
         final float[] attention; // attention output, per query head
         final float[] gate;
         final float[] up;
+        /** The outputs of {@link #queryKeyValue} and {@link #gateUp}, in their order. */
+        final float[][] queryKeyValue;
+        final float[][] gateUp;
         final float[] cos;
         final float[] sin;
         final int[] cells;       // where each row's keys and values go: block * blockSize + slot
@@ -441,6 +450,8 @@ public final class TransformerModel implements Model {
             attention = new float[maxBatch * c.queryLength()];
             gate = new float[maxBatch * c.feedForwardLength()];
             up = new float[maxBatch * c.feedForwardLength()];
+            queryKeyValue = new float[][] {q, k, v};
+            gateUp = new float[][] {gate, up};
             cos = new float[maxBatch * pairs];
             sin = new float[maxBatch * pairs];
             cells = new int[maxBatch];

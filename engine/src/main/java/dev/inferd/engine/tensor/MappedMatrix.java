@@ -55,7 +55,7 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
     private static final VectorShuffle<Float> ROTATE_16_BY_1 = rotation(FloatVector.SPECIES_512, 1);
 
     /** Below this many multiply-adds a call runs on the calling thread: handing out work costs more. */
-    private static final long PARALLEL_MIN_WORK = 1 << 16;
+    static final long PARALLEL_MIN_WORK = 1 << 16;
     /** Rows per task at least, and tasks per thread at most (a few, to even out uneven threads). */
     private static final int ROWS_PER_TASK_MIN = 16;
     private static final int TASKS_PER_THREAD = 4;
@@ -209,14 +209,7 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
 
     @Override
     public final void multiply(float[] x, int batch, float[] out, int promptRows) {
-        if (batch <= 0) throw new IllegalArgumentException("batch " + batch);
-        if (promptRows < 0 || promptRows > batch) throw new IllegalArgumentException(promptRows + " prompt rows in a batch of " + batch);
-        if ((long) batch * cols > x.length) {
-            throw new IllegalArgumentException("x has " + x.length + " floats, a batch of " + batch + " x " + cols + " needs more");
-        }
-        if ((long) batch * rows > out.length) {
-            throw new IllegalArgumentException("out has " + out.length + " floats, a batch of " + batch + " x " + rows + " needs more");
-        }
+        checkArguments(x, batch, out, promptRows);
         Job job = JOBS.get();
         try {
             if (rolesShareBits()) {
@@ -234,6 +227,22 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
         } finally {
             job.clear();
         }
+    }
+
+    final void checkArguments(float[] x, int batch, float[] out, int promptRows) {
+        if (batch <= 0) throw new IllegalArgumentException("batch " + batch);
+        if (promptRows < 0 || promptRows > batch) throw new IllegalArgumentException(promptRows + " prompt rows in a batch of " + batch);
+        if ((long) batch * cols > x.length) {
+            throw new IllegalArgumentException("x has " + x.length + " floats, a batch of " + batch + " x " + cols + " needs more");
+        }
+        if ((long) batch * rows > out.length) {
+            throw new IllegalArgumentException("out has " + out.length + " floats, a batch of " + batch + " x " + rows + " needs more");
+        }
+    }
+
+    /** Whether {@link #multiply} sends every entry of such a batch through the row kernels ({@link #multiplyByRows}) and nothing else. */
+    final boolean takesRowKernels(int batch, int promptRows) {
+        return rolesShareBits() ? batch < IntTiledProduct.MIN_BATCH : promptRows == 0;
     }
 
     /**

@@ -51,6 +51,14 @@ public interface WeightMatrix {
      */
     void multiply(float[] x, int batch, float[] out, int promptRows);
 
+    /**
+     * {@code matrices[i].multiply(x, batch, outs[i], promptRows)} for every i, the same bits, with the matrices'
+     * work handed out to the worker pool together where all of them take their row kernels ({@link SameInputProducts}).
+     */
+    static void multiplyEach(WeightMatrix[] matrices, float[] x, int batch, float[][] outs, int promptRows) {
+        SameInputProducts.multiply(matrices, x, batch, outs, promptRows);
+    }
+
     /** {@link #multiply(float[], int, float[], int)} with every entry a generated token. */
     default void multiply(float[] x, int batch, float[] out) {
         multiply(x, batch, out, 0);
