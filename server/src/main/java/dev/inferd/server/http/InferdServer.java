@@ -15,6 +15,10 @@ import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.StandardSocketOptions;
 import java.util.Map;
 
@@ -29,6 +33,7 @@ import java.util.Map;
  * }</pre>
  */
 public final class InferdServer implements AutoCloseable {
+    private static final String PORT_UNAVAILABLE = "the port is in use or not allowed";
 
     private final WebServer webServer;
     private final ServerMetrics metrics;
@@ -57,6 +62,7 @@ public final class InferdServer implements AutoCloseable {
      */
     public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
         if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
+        requireFreePort(host, port);
         models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
         useExplicitServicesOnly();
         ServerMetrics metrics = new ServerMetrics();
@@ -79,9 +85,26 @@ public final class InferdServer implements AutoCloseable {
         // Helidon logs a port it cannot bind and returns a server that is not running (port -1)
         if (!server.isRunning() || server.port() < 0) {
             server.stop();
-            throw new IllegalStateException("the port is in use or not allowed (another server on it?)");
+            throw new IllegalStateException(PORT_UNAVAILABLE + " (another server on it?)");
         }
         return new InferdServer(server, metrics);
+    }
+
+    /**
+     * Binds the port once before Helidon does, and lets it go: Helidon logs a port it cannot bind as SEVERE with
+     * a stack trace, which {@code serve} printed above its own one-line message. A listener that never accepted
+     * leaves nothing in TIME_WAIT. Another server that takes the port in between is still caught after the start.
+     */
+    private static void requireFreePort(String host, int port) {
+        if (port == 0) return;
+        try (var probe = new ServerSocket()) {
+            probe.setReuseAddress(true); // as the server's listener, so that connections in TIME_WAIT do not count
+            probe.bind(new InetSocketAddress(host, port));
+        } catch (BindException e) {
+            throw new IllegalStateException(PORT_UNAVAILABLE + " (" + e.getMessage() + ")", e);
+        } catch (IOException e) {
+            // an unresolvable host or the like: Helidon's start says it
+        }
     }
 
     /**

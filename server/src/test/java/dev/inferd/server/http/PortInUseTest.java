@@ -5,7 +5,12 @@ import org.junit.jupiter.api.Test;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
 import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,6 +30,30 @@ class PortInUseTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("port is in use");
         }
+    }
+
+    /** Helidon logs a failed bind as SEVERE with its stack trace; {@code serve}'s one line is all a user should see. */
+    @Test
+    void aPortInUseLogsNothingSevere() {
+        var severe = new ArrayList<LogRecord>();
+        var handler = new Handler() {
+            @Override public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.SEVERE.intValue()) severe.add(record);
+            }
+            @Override public void flush() {}
+            @Override public void close() {}
+        };
+        Logger root = Logger.getLogger("");
+        root.addHandler(handler);
+        try (var first = new TestServer()) {
+            int taken = first.server.port();
+            assertThatThrownBy(() -> InferdServer.start("127.0.0.1", taken,
+                    Map.of(TestServer.MODEL, new FakeTextGenerator(TestServer.MODEL, TestServer.CONTEXT))))
+                    .isInstanceOf(IllegalStateException.class);
+        } finally {
+            root.removeHandler(handler);
+        }
+        assertThat(severe).extracting(LogRecord::getMessage).isEmpty();
     }
 
     /**
