@@ -1,9 +1,6 @@
 package dev.inferd.engine.model;
 
-import de.kherud.llama.InferenceParameters;
 import de.kherud.llama.LlamaModel;
-import de.kherud.llama.LlamaOutput;
-import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
 import dev.inferd.engine.gguf.GGMLType;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,15 +10,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
 import static dev.inferd.engine.model.LlamaCppReferenceTest.MAX_SEEDS;
 import static dev.inferd.engine.model.LlamaCppReferenceTest.MIN_MARGIN;
-import static dev.inferd.engine.model.LlamaCppReferenceTest.PROMPT;
-import static dev.inferd.engine.model.LlamaCppReferenceTest.TOKENS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -47,13 +40,15 @@ class KQuantLlamaCppReferenceTest {
         return new SyntheticModels.Spec("qwen2", 256, 2, 4, 2, 512, 733, 256, type, true, true, 1_000_000f, 25f, 1);
     }
 
+    /** The short prompt only: see {@link LlamaCppReferenceTest} for the long one. */
     static Stream<Arguments> models() {
+        var prompt = LlamaCppReferenceTest.shortPrompt();
         return Stream.of(
-                Arguments.of("Q4_K_M", llama(GGMLType.Q4_K)),
-                Arguments.of("Q5_K_M", llama(GGMLType.Q5_K)),
-                Arguments.of("Q5_K_M", qwen2(GGMLType.Q5_K)),
-                Arguments.of("Q6_K", llama(GGMLType.Q6_K)),
-                Arguments.of("Q4_K_M", qwen2(GGMLType.Q4_K)));
+                Arguments.of("Q4_K_M", llama(GGMLType.Q4_K), prompt),
+                Arguments.of("Q5_K_M", llama(GGMLType.Q5_K), prompt),
+                Arguments.of("Q5_K_M", qwen2(GGMLType.Q5_K), prompt),
+                Arguments.of("Q6_K", llama(GGMLType.Q6_K), prompt),
+                Arguments.of("Q4_K_M", qwen2(GGMLType.Q4_K), prompt));
     }
 
     /**
@@ -82,10 +77,10 @@ class KQuantLlamaCppReferenceTest {
         return layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1}, {2}")
     @MethodSource("models")
-    void sameGreedyTokensAsLlamaCpp(String mix, SyntheticModels.Spec base) throws Exception {
-        int[] prompt = LlamaCppReferenceTest.promptTokens(base.vocabSize());
+    void sameGreedyTokensAsLlamaCpp(String mix, SyntheticModels.Spec base, String promptText) throws Exception {
+        int[] prompt = LlamaCppReferenceTest.promptTokens(promptText, base.vocabSize());
         SyntheticModels.Spec spec = null;
         Path file = null;
         LlamaCppReferenceTest.Greedy ours = null;
@@ -97,16 +92,7 @@ class KQuantLlamaCppReferenceTest {
         assertThat(ours.clear()).as("no seed in %d gives clear margins: last %s", MAX_SEEDS, ours).isTrue();
         assertThat(ours.minMargin()).isGreaterThan(MIN_MARGIN);
 
-        List<String> theirs = new ArrayList<>();
-        var params = new ModelParameters().setModel(file.toString()).setCtxSize(128).setThreads(1).setGpuLayers(0);
-        try (LlamaModel llama = new LlamaModel(params)) {
-            assertThat(llama.encode(PROMPT)).containsExactly(Arrays.copyOfRange(prompt, 1, prompt.length));
-            var inference = new InferenceParameters(PROMPT).setTemperature(0f).setNPredict(TOKENS).setSeed(1)
-                    .setRepeatPenalty(1f).setCachePrompt(false);
-            for (LlamaOutput out : llama.generate(inference)) {
-                if (!out.text.isEmpty()) theirs.add(out.text);
-            }
-        }
+        List<String> theirs = LlamaCppReferenceTest.llamaCppGreedy(file, promptText, prompt);
         int vocab = spec.vocabSize();
         List<String> ourPieces = ours.tokens().stream().map(t -> SyntheticModels.piece(t, vocab)).toList();
         assertThat(theirs).as("%s seed %d", mix, spec.seed()).containsExactlyElementsOf(ourPieces);
