@@ -37,9 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>After the long prompt the llama-layout Q4_K_M and Q5_K_M models of {@link KQuantLlamaCppReferenceTest} part
  * from llama.cpp at the 6th and 15th generated token. Not the KV cache: this engine already stores keys and
  * values at llama.cpp's F16 precision, and with llama.cpp's cache set to F32 the Q4_K_M run agreed but the short
- * prompt's Q8_0 and Q6_K runs stopped agreeing. llama.cpp's batched products order their float steps otherwise
- * than its one-row products, which this engine follows, and these models (logit scale 25) let such roundings
- * grow over a long context (sessions 25 and 26).
+ * prompt's Q8_0 and Q6_K runs stopped agreeing. These models (logit scale 25) let a rounding grow over a long
+ * context; a likely source, not checked, is that llama.cpp's batched products order their float steps otherwise
+ * than its one-row products, which this engine follows (sessions 25 and 26).
  */
 class LlamaCppReferenceTest {
     static final int TOKENS = 32;
