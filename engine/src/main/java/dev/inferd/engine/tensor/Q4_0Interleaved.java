@@ -29,16 +29,18 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * columns, {@link #BLOCK_BYTES} bytes: the rows' scales as the file's halves and four steps, each a
  * {@link #STEP_S} vector of 16-bit lanes. A pass's block holds both groups' scales, then the first group's
  * steps, then the second's ({@link #scalesAt}, {@link #stepsAt}), so that every step is a whole cache line
- * and the pass reads forward. The scales stay halves because a token reads every byte of the copy: as
- * floats they made the copy 11% larger than the file, and the 1B Q4_0 decoded about that much slower than
- * llama.cpp, which reads the file's 18 bytes a block (session 26). The kernels widen a group's halves as
- * {@link F16Matrix} widens weights, a shift, a mask and a multiply by 2^112, exact for every finite half
- * (infinities and NaNs, which usable weights do not hold, are not kept). Lanes {@code 2r} and {@code 2r + 1} are row r's, and nibble f
+ * and the pass reads forward. Lanes {@code 2r} and {@code 2r + 1} are row r's, and nibble f
  * (bits {@code 4f} to {@code 4f + 3}) of lane {@code 2r + t} of step s is the row's value
  * {@code 8s + 2f + t}, so that each nibble meets the same pair of activations in every lane (an entry
  * of {@link Q8Activations#pairs}). Four values to a lane, a step is read as it lies (no widening) and a
  * value is a shift and a mask out of it, the top one a shift alone: in a one-thread product that stays
  * in cache, 1.17x the speed of the earlier layout of two values to a byte widened to 16 bits (session 24).
+ *
+ * <p>The scales stay halves because a token reads every byte of the copy: as floats they made the copy 11%
+ * larger than the file, and the 1B Q4_0 decoded about that much slower than llama.cpp, which reads the file's
+ * 18 bytes a block (session 26). The kernels widen a group's halves as {@link F16Matrix} widens weights, a
+ * shift, a mask and a multiply by 2^112, exact for every finite half (infinities and NaNs, which usable
+ * weights do not hold, are not kept).
  *
  * <p>The weights are multiplied unsigned (0..15) and the offset of 8 is taken back once per block
  * with the activations' block sum: a lane adds 16 products of at most 15 * 127, which stays inside
