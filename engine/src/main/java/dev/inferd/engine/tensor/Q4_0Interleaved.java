@@ -57,10 +57,6 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
     private static final int SCALE_BYTES = GROUP * Short.BYTES;
     private static final int STEPS_BYTES = STEPS * STEP;
     static final int BLOCK_BYTES = SCALE_BYTES + STEPS_BYTES;
-    /** A half's bits moved up by 13 are a float 2^112 times too small ({@link F16Matrix}). */
-    private static final float HALF_EXPONENT_FIX = 0x1p112f;
-    /** After the shift a sign-extended half's sign fills bits 28-31: only bit 31 is kept. */
-    private static final int HALF_SIGN_AND_MAGNITUDE = 0x8FFFFFFF;
 
     Q4_0Interleaved(int rows, int cols, MemorySegment memory) {
         super(GGMLType.Q4_0, rows, cols, BLOCK_BYTES, memory);
@@ -168,7 +164,7 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
             var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
             var ints0 = pairs0.lanewise(ASHR, sixteen).lanewise(ADD, pairs0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
             var ints1 = pairs1.lanewise(ASHR, sixteen).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
-            // the groups' halves widened as F16Matrix widens them
+            // the groups' halves widened as widenHalves widens them, written out: see InterleavedRows
             var scales0 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair, LE).convertShape(S2I, GROUP_I, 0))
                     .lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
             var scales1 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + SCALE_BYTES, LE).convertShape(S2I, GROUP_I, 0))
@@ -310,7 +306,7 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
         Arrays.fill(scales, GROUP, 2 * GROUP, 0f);
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            widenScales(scalesAt(pair, group % 2), scales, 0);
+            widenHalves(scalesAt(pair, group % 2), scales, 0);
             long steps = stepsAt(pair, group % 2);
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
@@ -319,13 +315,6 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
                 }
             }
         }
-    }
-
-    /** A group's scales at {@code at} as floats into {@code out[offset ..+ GROUP)}, as the kernels widen them. */
-    private void widenScales(long at, float[] out, int offset) {
-        ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(S2I, GROUP_I, 0))
-                .lanewise(LSHL, IntVector.broadcast(GROUP_I, 13)).lanewise(AND, IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE))
-                .reinterpretShape(GROUP_F, 0)).lanewise(MUL, FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX)).intoArray(out, offset);
     }
 
     @Override
@@ -339,8 +328,8 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(2 * pass, firstBlock + k);
             int scales = k * IntTiledProduct.WIDTH + lane;
-            widenScales(scalesAt(pair, 0), panel.floats, scales);
-            widenScales(scalesAt(pair, 1), panel.floats, scales + GROUP);
+            widenHalves(scalesAt(pair, 0), panel.floats, scales);
+            widenHalves(scalesAt(pair, 1), panel.floats, scales + GROUP);
             nibbleStepsToShortPanel(stepsAt(pair, 0), stepsAt(pair, 1), panel.values,
                     k * BLOCK * IntTiledProduct.WIDTH + lane, IntTiledProduct.WIDTH);
         }

@@ -9,6 +9,7 @@ import jdk.incubator.vector.ShortVector;
 import java.lang.foreign.MemorySegment;
 
 import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.AND;
 import static jdk.incubator.vector.VectorOperators.ASHR;
 import static jdk.incubator.vector.VectorOperators.B2F;
 import static jdk.incubator.vector.VectorOperators.B2S;
@@ -16,6 +17,7 @@ import static jdk.incubator.vector.VectorOperators.FMA;
 import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.MUL;
+import static jdk.incubator.vector.VectorOperators.S2I;
 
 /**
  * A copy of a Q8_0 matrix laid out for generated tokens ({@link InterleavedRows}): the stored kernel
@@ -24,7 +26,8 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  *
  * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) takes, per block of 32 columns, {@link #BLOCK_BYTES} bytes (1.06 times
  * the stored size): sixteen 16-byte steps in which byte {@code 2r + t} of step s is row r's value
- * {@code 2s + t}, and the eight scales as floats. A step widened to 16 shorts is two values of each row,
+ * {@code 2s + t}, and the eight scales as the file's halves ({@link InterleavedRows#widenHalves}; as floats
+ * they made the copy 6% larger than the file). A step widened to 16 shorts is two values of each row,
  * and the matching pair of activations, read as one int and broadcast, lines up with it. The two groups
  * of a pass share a block in the order the kernel reads them ({@link InterleavedRows#pairAt}): the first
  * group's steps 0-7, the second group's, the first group's steps 8-15, the second's, then the first
@@ -41,9 +44,9 @@ final class Q8_0Interleaved extends InterleavedRows {
     private static final int STEPS = 16;
     /** Half a block's steps of one group: what the kernel reads of each group an iteration. */
     private static final int HALF_BYTES = STEPS / 2 * STEP_BYTES;
-    /** After both groups' steps; the second group's scales come GROUP floats after the first's. */
+    /** After both groups' steps; the second group's scales come GROUP halves after the first's. */
     private static final int SCALES_AT = 4 * HALF_BYTES;
-    static final int BLOCK_BYTES = (SCALES_AT + 2 * GROUP * Float.BYTES) / 2;
+    static final int BLOCK_BYTES = (SCALES_AT + 2 * GROUP * Short.BYTES) / 2;
 
     Q8_0Interleaved(int rows, int cols, MemorySegment memory) {
         super(GGMLType.Q8_0, rows, cols, BLOCK_BYTES, memory);
@@ -51,7 +54,7 @@ final class Q8_0Interleaved extends InterleavedRows {
 
     @Override
     void fillBlock(MemorySegment q8_0, long from, long pair, int place, int r) {
-        data.set(FLOAT, pair + SCALES_AT + ((long) place * GROUP + r) * Float.BYTES, Float.float16ToFloat(q8_0.get(SHORT, from)));
+        data.set(SHORT, pair + SCALES_AT + ((long) place * GROUP + r) * Short.BYTES, q8_0.get(SHORT, from));
         // the row's 32 values in four reads, handed out two a step
         for (int l = 0; l < 4; l++) {
             long values = q8_0.get(LONG, from + 2 + 8L * l);
@@ -70,6 +73,9 @@ final class Q8_0Interleaved extends InterleavedRows {
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
         var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var halfShift = IntVector.broadcast(GROUP_I, 13);
+        var halfMask = IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE);
+        var halfFix = FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
         long block = pass * passBytes; // both groups'
@@ -123,8 +129,13 @@ final class Q8_0Interleaved extends InterleavedRows {
             sum1 = sum1.lanewise(ADD, pairs1.lanewise(ASHR, sixteen)).lanewise(ADD, pairs1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen));
             if (half == 1) {
                 float d = xd[i / 2];
-                acc0 = ((FloatVector) sum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block + SCALES_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) sum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, block + SCALES_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                // the groups' halves widened as widenHalves widens them, written out: see InterleavedRows
+                var scales0 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, block + SCALES_AT, LE).convertShape(S2I, GROUP_I, 0))
+                        .lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+                var scales1 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, block + SCALES_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0))
+                        .lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+                acc0 = ((FloatVector) sum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales0.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) sum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 sum0 = IntVector.zero(GROUP_I);
                 sum1 = IntVector.zero(GROUP_I);
                 block += 2 * BLOCK_BYTES;
@@ -141,8 +152,7 @@ final class Q8_0Interleaved extends InterleavedRows {
         int place = group % 2;
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            // MemorySegment.copy: a stub call per block
-            FloatVector.fromMemorySegment(GROUP_F, data, pair + SCALES_AT + (long) place * GROUP * Float.BYTES, LE).intoArray(scales, 0);
+            widenHalves(pair + SCALES_AT + (long) place * GROUP * Short.BYTES, scales, 0);
             int column = k * BLOCK * stride + lane;
             for (int s = 0; s < STEPS; s++) {
                 signedStepToPanel(stepAt(pair, s, place), scales, panel, column + 2 * s * stride, stride);
@@ -157,7 +167,8 @@ final class Q8_0Interleaved extends InterleavedRows {
         int group = row / GROUP, place = group % 2;
         for (int k = 0; k < blockCount; k++, offset += BLOCK) {
             long pair = pairAt(group, firstBlock + k);
-            var d = FloatVector.broadcast(F8, data.get(FLOAT, pair + SCALES_AT + (long) (row % ROWS_PER_PASS) * Float.BYTES)); // the row's among both groups
+            // the row's among both groups
+            var d = FloatVector.broadcast(F8, Float.float16ToFloat(data.get(SHORT, pair + SCALES_AT + (long) (row % ROWS_PER_PASS) * Short.BYTES)));
             var first = rowBytes(stepAt(pair, 0, place), r);
             var second = rowBytes(stepAt(pair, STEPS / 2, place), r);
             ((FloatVector) first.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset);

@@ -82,25 +82,30 @@ class InterleavedRowsTest {
     }
 
     /**
-     * The Q4_0 copy keeps the file's half scales and its kernels widen them with a shift, a mask and a multiply:
-     * subnormal, zero, negative and the largest halves must come out as {@link Float#float16ToFloat} gives them.
-     * The bound here is relative only, so that a row of tiny scales is held to it too.
+     * The Q4_0 and Q8_0 copies keep the file's half scales and their kernels widen them with a shift, a mask and a
+     * multiply: subnormal, zero, negative and the largest halves must come out as {@link Float#float16ToFloat} gives
+     * them. The bound here is relative only, so that a row of tiny scales is held to it too.
      */
-    @Test
-    void q4_0ScalesOfEveryFiniteKindWidenExactly() {
+    @ParameterizedTest
+    @EnumSource(names = {"Q4_0", "Q8_0"})
+    void halfScalesOfEveryFiniteKindWidenExactly(GGMLType type) {
         short[] halves = {0x0001, (short) 0x8001, 0x03FF, (short) 0x83FF, 0x0400, (short) 0x8400, 0x0000, (short) 0x8000,
                 0x7BFF, (short) 0xFBFF, 0x3C00, (short) 0xBC00, 0x1234, (short) 0x9234};
         int rows = 2 * InterleavedRows.ROWS_PER_PASS, cols = 512;
-        int blocks = rows * cols / GGMLType.Q4_0.blockSize();
-        byte[] bytes = Quantizer.randomBlocks(GGMLType.Q4_0, blocks, 5, 1f);
-        for (int k = 0; k < blocks; k++) {
+        int blocksPerRow = cols / type.blockSize();
+        byte[] bytes = Quantizer.randomBlocks(type, rows * blocksPerRow, 5, 1f);
+        for (int k = 0; k < rows * blocksPerRow; k++) {
             // a row's blocks share a kind of scale, or its sum would be the large ones' alone
-            short half = halves[k / (cols / GGMLType.Q4_0.blockSize()) % halves.length];
-            bytes[k * GGMLType.Q4_0.blockBytes()] = (byte) half;
-            bytes[k * GGMLType.Q4_0.blockBytes() + 1] = (byte) (half >> 8);
+            short half = halves[k / blocksPerRow % halves.length];
+            bytes[k * type.blockBytes()] = (byte) half;
+            bytes[k * type.blockBytes() + 1] = (byte) (half >> 8);
         }
-        check(GGMLType.Q4_0, rows, cols, 1, bytes, 0);
-        check(GGMLType.Q4_0, rows, cols, 2, bytes, 0); // two entries: the batch kernel
+        check(type, rows, cols, 1, bytes, 0);
+        check(type, rows, cols, 2, bytes, 0); // two entries: the batch kernel
+        var m = (IntDotMatrix) WeightMatrix.of(type, rows, cols, MemorySegment.ofArray(bytes));
+        float[] copied = new float[rows * cols];
+        for (int r = 0; r < rows; r++) m.dequantizeRow(r, copied, r * cols);
+        assertThat(copied).isEqualTo(Quantizer.dequantize(type, bytes, rows * cols));
     }
 
     private static void check(GGMLType type, int rows, int cols, int batch) {
