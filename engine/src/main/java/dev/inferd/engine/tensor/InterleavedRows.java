@@ -290,7 +290,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
      * The copies that keep their scales as the file's halves (Q4_0, Q8_0) widen them as {@link F16Matrix} widens
      * weights: a half's bits, sign-extended and moved up by 13, are a float 2^112 times too small once the sign
      * copies in bits 28-30 are masked off. Exact for every finite half; infinities and NaNs, which usable weights
-     * do not hold, are not kept. A block's scales are a sixth of a Q4_0 copy as floats, and a token reads every
+     * do not hold, are not kept. As floats a block's scales are a fifth of a Q4_0 copy, and a token reads every
      * byte of it: the 1B Q4_0 decoded about 10% slower with them (session 26).
      */
     static final float HALF_EXPONENT_FIX = 0x1p112f;

@@ -24,8 +24,8 @@ import static jdk.incubator.vector.VectorOperators.S2I;
  * broadcasts every block's scale from a general register, the step that held the Q4_0 kernel to half
  * of llama.cpp's speed before it was interleaved (session 7).
  *
- * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) takes, per block of 32 columns, {@link #BLOCK_BYTES} bytes (1.06 times
- * the stored size): sixteen 16-byte steps in which byte {@code 2r + t} of step s is row r's value
+ * <p>A group of {@link #GROUP} rows (eight with AVX2, sixteen with AVX-512; the counts below are for eight) takes, per block of 32 columns, {@link #BLOCK_BYTES} bytes (the stored size:
+ * a row block's 34 bytes for each of its rows): sixteen 16-byte steps in which byte {@code 2r + t} of step s is row r's value
  * {@code 2s + t}, and the eight scales as the file's halves ({@link InterleavedRows#widenHalves}; as floats
  * they made the copy 6% larger than the file). A step widened to 16 shorts is two values of each row,
  * and the matching pair of activations, read as one int and broadcast, lines up with it. The two groups
