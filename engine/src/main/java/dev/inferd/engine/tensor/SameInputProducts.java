@@ -37,13 +37,14 @@ final class SameInputProducts implements WorkerPool.Task {
     }
 
     private void run(WeightMatrix[] matrices, float[] x, int batch, float[][] outs) {
+        // every matrix's arguments before any activations are prepared
+        for (int i = 0; i < matrices.length; i++) ((MappedMatrix) matrices[i]).checkArguments(x, batch, outs[i], 0);
         ensureRoom(matrices.length);
         long work = 0;
         try {
             count = matrices.length;
             for (int i = 0; i < count; i++) {
                 var matrix = (MappedMatrix) matrices[i];
-                matrix.checkArguments(x, batch, outs[i], 0);
                 MappedMatrix.Job job = jobs[i];
                 job.start(matrix, x, 0, batch, outs[i]);
                 job.tasks = matrix.prepare(job);

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class SameInputProductsTest {
     private static final int COLS = 512;
 
-    /** A layer's query, key and value in a Q4_K_M-like mix: two families of kernels, copies and none, rows of every size. */
+    /** Stand-ins for a layer's query, key and value: both families of kernels, matrices with a copy and without, rows of several sizes. */
     private static WeightMatrix[] mixedMatrices() {
         return new WeightMatrix[] {
                 matrix(GGMLType.Q4_0, 256, 1),
