@@ -123,11 +123,11 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     static final String GROUP_PROPERTY = "inferd.interleavedGroup";
     /** Rows per {@link #dot}: two groups share each activation broadcast. */
     static final int ROWS_PER_PASS = 2 * GROUP;
-    /** Bytes of a step: two values of each of a group's rows, which the kernels widen to shorts (Q8_0, Q6_K). */
+    /** Bytes of a step: two values of each of a group's rows, which the kernels widen to shorts (Q8_0). */
     static final int STEP_BYTES = 2 * GROUP;
     /**
      * Bytes of a step read as it lies, a {@link #STEP_S} vector: two 16-bit lanes for each of a group's rows,
-     * several values packed in a lane (Q4_0 and Q4_K four, Q5_K three).
+     * several values packed in a lane (Q4_0 and Q4_K four, Q5_K three; Q6_K eight to three lanes).
      */
     static final int LANE_STEP_BYTES = 4 * GROUP;
 
@@ -307,7 +307,7 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     static final ThreadLocal<float[]> PANEL_SCALES = ThreadLocal.withInitial(() -> new float[2 * GROUP]);
 
     /**
-     * The step at {@code at} of a copy whose steps hold signed bytes (Q8_0, Q6_K): each row's two values
+     * The step at {@code at} of a copy whose steps hold signed bytes (Q8_0): each row's two values
      * times its scale ({@code scales[r]}) into the panel's columns at {@code column} and {@code column + stride}.
      * Vectors stay inside: a helper that C2 leaves as a call boxes the vectors it takes.
      */

@@ -12,7 +12,7 @@ import static jdk.incubator.vector.VectorOperators.ADD;
 import static jdk.incubator.vector.VectorOperators.ASHR;
 import static jdk.incubator.vector.VectorOperators.B2F;
 import static jdk.incubator.vector.VectorOperators.B2I;
-import static jdk.incubator.vector.VectorOperators.B2S;
+import static jdk.incubator.vector.VectorOperators.BITWISE_BLEND;
 import static jdk.incubator.vector.VectorOperators.FMA;
 import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
@@ -20,17 +20,33 @@ import static jdk.incubator.vector.VectorOperators.MUL;
 
 /**
  * A copy of a Q6_K matrix laid out for generated tokens ({@link InterleavedRows}), its 6-bit values
- * decoded to signed bytes: the stored layout spreads each value over a nibble and two high bits, and
- * putting them together took most of the stored-layout kernel's time (session 8: a Q6_K row cost four
- * times a Q4_K row of the same length). The copy is 1.3 times the stored size.
+ * packed eight to three 16-bit lanes, as many bits as the stored layout. The stored layout spreads each
+ * value over a nibble and two high bits, and putting them together took most of the stored-layout
+ * kernel's time (session 8: a Q6_K row cost four times a Q4_K row of the same length); the copy then
+ * held one byte a value, 1.3 times the stored size, and a generated token reads all of it: in a Q4_K_M
+ * model the Q6_K tensors (the output matrix, half the layers' values and feed-forward down products)
+ * made the copy 1.13 times the file, the whole of the one-stream gap to llama.cpp (session 27). Three
+ * lanes give eight values with fifteen vector operations, most a shift or two, and the copy is 1.01
+ * times the stored size (its {@code d} a float).
  *
- * <p>The two groups of {@link #GROUP} rows of a pass (eight rows with AVX2, sixteen with AVX-512; the counts
- * below are for eight) store, per super-block of 256 columns, 2 x {@link #BLOCK_BYTES} bytes in the order
- * the kernel reads them ({@link InterleavedRows#pairAt}): for each of the sixteen sub-blocks j, a unit of
- * {@link #UNIT_BYTES}: the first group's int8 scales j (byte r is row r's, for the 16 values from
- * {@code 16j}), the second group's, then the first group's values as eight 16-byte steps in which byte
- * {@code 2r + t} of step s is row r's value {@code 16j + 2s + t}, {@code q - 32}, then the second group's;
- * after the sixteen units, the first group's {@code d} as floats, then the second's.
+ * <p>Values are {@code v = q - 32} (-32..31) in six bits, two's complement. For one sub-block of 16
+ * values and one group of {@link #GROUP} rows, lanes {@code 2r} and {@code 2r + t} of three
+ * {@link #STEP_S} vectors A, B and C hold row r's values {@code v_s} of {@code 2s + t}, s = 0..7 (the
+ * activations' pair s of the sub-block, {@link Q8Activations#pairs}, meets every lane's {@code v_s}):
+ * <pre>
+ *   A: v_6 bits 0-3 | v_0 << 4 | v_1 << 10
+ *   B: v_7 bits 0-3 | v_2 << 4 | v_3 << 10
+ *   C: v_4 | v_5 << 6 | v_6 bits 4-5 << 12 | v_7 bits 4-5 << 14
+ * </pre>
+ * so that {@code v_1}, {@code v_3} are one arithmetic shift out of their lane, {@code v_0}, {@code v_2},
+ * {@code v_4}, {@code v_5} a shift up and one down, and {@code v_6}, {@code v_7} their high bits shifted
+ * down into bits 4-5 (sign-extended) with the low nibble put in by one bitwise blend.
+ *
+ * <p>The two groups of a pass store, per super-block of 256 columns, 2 x {@link #BLOCK_BYTES} bytes
+ * ({@link InterleavedRows#pairAt}): the sixteen sub-blocks' int8 scales (sub-block j: the first group's
+ * {@link #GROUP} bytes, a byte a row, then the second's), then the sixteen sub-blocks' values (the first
+ * group's A, B, C, then the second's), then the first group's {@code d} as floats and the second's.
+ * Scales and values both come in whole cache lines.
  *
  * <p>Per super-block and row the arithmetic is llama.cpp's: an exact integer sum of
  * {@code scale * sum(q * xq)}, then one float multiply-add by {@code d * xd}. A lane adds 8 products of
@@ -41,22 +57,29 @@ final class Q6_KInterleaved extends InterleavedRows {
     private static final int SUPER_BLOCK = 256;
     private static final int SUB_BLOCKS = 16;
     private static final int SUB_BLOCK = 16;
+    /** Pairs of values a sub-block holds per row: the activations' pairs it meets. */
     private static final int STEPS = 8;
-    private static final int SUB_BLOCK_BYTES = STEPS * STEP_BYTES;
-    /** A sub-block of both groups: their scales, their values. */
-    private static final int UNIT_BYTES = 2 * GROUP + 2 * SUB_BLOCK_BYTES;
-    // within a unit; the second group's come GROUP bytes (scales) or SUB_BLOCK_BYTES (values) after the first's
-    private static final int SCALES_AT = 0;
-    private static final int QS_AT = 2 * GROUP;
-    /** After the units; the second group's come GROUP floats after the first's. */
-    private static final int D_AT = SUB_BLOCKS * UNIT_BYTES;
-    /** A group's share of a super-block. */
+    private static final int LANES = 3;
+    private static final int STEP = LANE_STEP_BYTES;
+    /** A group's A, B and C of one sub-block. */
+    private static final int SUB_BLOCK_BYTES = LANES * STEP;
+    /**
+     * Two sub-blocks' scales (64 bytes where {@link #GROUP} is 16: sub-block 2i's of the first group, of the
+     * second, then sub-block 2i + 1's) and values (the first group's A, B, C of sub-block 2i, the second's,
+     * then 2i + 1's), so that both come in whole cache lines, in the order the kernel reads them.
+     */
+    private static final int TWIN_BYTES = 4 * GROUP + 4 * SUB_BLOCK_BYTES;
+    /** After the sixteen sub-blocks; the second group's come GROUP floats after the first's. */
+    private static final int D_AT = SUB_BLOCKS / 2 * TWIN_BYTES;
+    /** A group's share of a super-block: 212 bytes a row against 210 stored. */
     static final int BLOCK_BYTES = (D_AT + 2 * GROUP * Float.BYTES) / 2;
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
     private static final long TWO_BITS = 0x0303030303030303L;
     private static final long BIT_5 = 0x2020202020202020L;
     /** Per thread: a super-block's values, eight to a long, while it is copied. */
     private static final ThreadLocal<long[]> SUPER_BLOCK_VALUES = ThreadLocal.withInitial(() -> new long[SUPER_BLOCK / Long.BYTES]);
+    /** Per thread: a sub-block's eight steps of one group, decoded to shorts (a {@link #STEP_S} vector each), while they go into a panel. */
+    private static final ThreadLocal<short[]> PANEL_STEPS = ThreadLocal.withInitial(() -> new short[STEPS * 2 * GROUP]);
 
     Q6_KInterleaved(int rows, int cols, MemorySegment memory) {
         super(GGMLType.Q6_K, rows, cols, BLOCK_BYTES, memory);
@@ -69,18 +92,32 @@ final class Q6_KInterleaved extends InterleavedRows {
         long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
         data.set(FLOAT, pair + D_AT + inPair * Float.BYTES, Float.float16ToFloat(q6_K.get(SHORT, from + 208)));
         for (int j = 0; j < SUB_BLOCKS; j++) {
-            data.set(BYTE, pair + (long) UNIT_BYTES * j + SCALES_AT + inPair, q6_K.get(BYTE, from + 192 + j));
-            for (int s = 0; s < STEPS; s++) {
-                // values 16j + 2s and 16j + 2s + 1: bytes 2 (s % 4) of long 2j + s / 4
-                data.set(SHORT, valuesAt(pair, j, place) + STEP_BYTES * s + 2L * r,
-                        (short) (q[2 * j + s / 4] >>> 16 * (s % 4)));
+            data.set(BYTE, scalesAt(pair, j) + inPair, q6_K.get(BYTE, from + 192 + j));
+            long values = valuesAt(pair, j, place);
+            for (int t = 0; t < 2; t++) {
+                int first = SUB_BLOCK * j + t; // the row's value 2s + t of the sub-block is q's value first + 2s
+                long lane = 2L * (2 * r + t);
+                data.set(SHORT, values + lane, (short) (sixBits(q, first + 12) & 0xF | sixBits(q, first) << 4 | sixBits(q, first + 2) << 10));
+                data.set(SHORT, values + STEP + lane, (short) (sixBits(q, first + 14) & 0xF | sixBits(q, first + 4) << 4 | sixBits(q, first + 6) << 10));
+                data.set(SHORT, values + 2 * STEP + lane, (short) (sixBits(q, first + 8) | sixBits(q, first + 10) << 6
+                        | sixBits(q, first + 12) >> 4 << 12 | sixBits(q, first + 14) >> 4 << 14));
             }
         }
     }
 
+    /** Value l of a super-block decoded by {@link #decode(MemorySegment, long, long[])}, {@code q - 32} in six bits. */
+    private static int sixBits(long[] q, int l) {
+        return (int) (q[l >>> 3] >>> 8 * (l & 7)) & 0x3F;
+    }
+
+    /** Where sub-block j's scales start, the first group's {@link #GROUP} bytes and then the second's. */
+    private static long scalesAt(long pair, int j) {
+        return pair + (long) TWIN_BYTES * (j >> 1) + 2L * GROUP * (j & 1);
+    }
+
     /** Where sub-block j's values of the pass's first ({@code place} 0) or second group start. */
     private static long valuesAt(long pair, int j, int place) {
-        return pair + (long) UNIT_BYTES * j + QS_AT + (long) place * SUB_BLOCK_BYTES;
+        return pair + (long) TWIN_BYTES * (j >> 1) + 4L * GROUP + (long) (2 * (j & 1) + place) * SUB_BLOCK_BYTES;
     }
 
     /**
@@ -116,6 +153,11 @@ final class Q6_KInterleaved extends InterleavedRows {
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
         var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var two = ShortVector.broadcast(STEP_S, (short) 2);
+        var four = ShortVector.broadcast(STEP_S, (short) 4);
+        var six = ShortVector.broadcast(STEP_S, (short) 6);
+        var ten = ShortVector.broadcast(STEP_S, (short) 10);
+        var lowNibble = ShortVector.broadcast(STEP_S, (short) 0xF);
         var acc0 = FloatVector.zero(GROUP_F);
         var acc1 = FloatVector.zero(GROUP_F);
         long block = pass * passBytes; // both groups' super-block
@@ -127,39 +169,44 @@ final class Q6_KInterleaved extends InterleavedRows {
         // the loops over super-blocks, sub-blocks and steps, session 11)
         for (int i = b * blocks * SUB_BLOCKS, end = i + blocks * SUB_BLOCKS; i < end; i++) {
             int j = i & (SUB_BLOCKS - 1);
-            int p = i * (SUB_BLOCK / 2);
-            long unit = block + UNIT_BYTES * j;
-            long q0 = unit + QS_AT;
-            long q1 = q0 + SUB_BLOCK_BYTES;
-            var sum0 = ShortVector.zero(STEP_S);
-            var sum1 = ShortVector.zero(STEP_S);
+            int p = i * STEPS;
+            long twin = block + TWIN_BYTES * (j >> 1); // scalesAt and valuesAt written out: see InterleavedRows
+            long scales = twin + 2 * GROUP * (j & 1);
+            long values0 = twin + 4 * GROUP + 2 * SUB_BLOCK_BYTES * (j & 1);
+            long values1 = values0 + SUB_BLOCK_BYTES;
+            var a0 = ShortVector.fromMemorySegment(STEP_S, data, values0, LE);
+            var b0 = ShortVector.fromMemorySegment(STEP_S, data, values0 + STEP, LE);
+            var c0 = ShortVector.fromMemorySegment(STEP_S, data, values0 + 2 * STEP, LE);
+            var a1 = ShortVector.fromMemorySegment(STEP_S, data, values1, LE);
+            var b1 = ShortVector.fromMemorySegment(STEP_S, data, values1 + STEP, LE);
+            var c1 = ShortVector.fromMemorySegment(STEP_S, data, values1 + 2 * STEP, LE);
             ShortVector pair;
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 0]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 0 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            var sum0 = a0.lanewise(LSHL, six).lanewise(ASHR, ten).lanewise(MUL, pair);
+            var sum1 = a1.lanewise(LSHL, six).lanewise(ASHR, ten).lanewise(MUL, pair);
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 1]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 1 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum0 = sum0.lanewise(ADD, a0.lanewise(ASHR, ten).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, a1.lanewise(ASHR, ten).lanewise(MUL, pair));
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 2]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 2 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum0 = sum0.lanewise(ADD, b0.lanewise(LSHL, six).lanewise(ASHR, ten).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, b1.lanewise(LSHL, six).lanewise(ASHR, ten).lanewise(MUL, pair));
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 3]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 3 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum0 = sum0.lanewise(ADD, b0.lanewise(ASHR, ten).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, b1.lanewise(ASHR, ten).lanewise(MUL, pair));
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 4]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 4 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum0 = sum0.lanewise(ADD, c0.lanewise(LSHL, ten).lanewise(ASHR, ten).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, c1.lanewise(LSHL, ten).lanewise(ASHR, ten).lanewise(MUL, pair));
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 5]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 5 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum0 = sum0.lanewise(ADD, c0.lanewise(LSHL, four).lanewise(ASHR, ten).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, c1.lanewise(LSHL, four).lanewise(ASHR, ten).lanewise(MUL, pair));
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 6]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 6 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
+            sum0 = sum0.lanewise(ADD, c0.lanewise(LSHL, two).lanewise(ASHR, ten).lanewise(BITWISE_BLEND, a0, lowNibble).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, c1.lanewise(LSHL, two).lanewise(ASHR, ten).lanewise(BITWISE_BLEND, a1, lowNibble).lanewise(MUL, pair));
             pair = (ShortVector) IntVector.broadcast(GROUP_I, activationPairs[p + 7]).reinterpretShape(STEP_S, 0);
-            sum0 = sum0.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q0 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            sum1 = sum1.lanewise(ADD, ((ShortVector) ByteVector.fromMemorySegment(STEP_B, data, q1 + 7 * STEP_BYTES, LE).convertShape(B2S, STEP_S, 0)).lanewise(MUL, pair));
-            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE).convertShape(B2I, GROUP_I, 0);
-            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0);
+            sum0 = sum0.lanewise(ADD, c0.lanewise(ASHR, ten).lanewise(BITWISE_BLEND, b0, lowNibble).lanewise(MUL, pair));
+            sum1 = sum1.lanewise(ADD, c1.lanewise(ASHR, ten).lanewise(BITWISE_BLEND, b1, lowNibble).lanewise(MUL, pair));
+            var scales0 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, scales, LE).convertShape(B2I, GROUP_I, 0);
+            var scales1 = (IntVector) ByteVector.fromMemorySegment(GROUP_B, data, scales + GROUP, LE).convertShape(B2I, GROUP_I, 0);
             // IntDotMatrix.pairSums written out (see InterleavedRows): a pair may pass 16 bits
             var pairs0 = (IntVector) sum0.reinterpretShape(GROUP_I, 0);
             var pairs1 = (IntVector) sum1.reinterpretShape(GROUP_I, 0);
@@ -182,20 +229,49 @@ final class Q6_KInterleaved extends InterleavedRows {
     @Override
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
+        short[] steps = PANEL_STEPS.get();
         int place = group % 2;
+        var sixteen = IntVector.broadcast(GROUP_I, 16);
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
             var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE);
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, pair + (long) UNIT_BYTES * j + SCALES_AT + (long) place * GROUP, LE)
+                d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, scalesAt(pair, j) + (long) place * GROUP, LE)
                         .convertShape(B2F, GROUP_F, 0)).intoArray(scales, 0);
+                var scale = FloatVector.fromArray(GROUP_F, scales, 0);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
-                long steps = valuesAt(pair, j, place);
+                decodeSteps(valuesAt(pair, j, place), steps);
                 for (int s = 0; s < STEPS; s++) {
-                    signedStepToPanel(steps + (long) s * STEP_BYTES, scales, panel, column + 2 * s * stride, stride);
+                    // a row's two values of the step, in the halves of its int
+                    var values = (IntVector) ShortVector.fromArray(STEP_S, steps, s * 2 * GROUP).reinterpretShape(GROUP_I, 0);
+                    var even = values.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen);
+                    var odd = values.lanewise(ASHR, sixteen);
+                    ((FloatVector) even.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 2 * s * stride);
+                    ((FloatVector) odd.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + (2 * s + 1) * stride);
                 }
             }
         }
+    }
+
+    /** A group's eight steps of a sub-block (its A, B and C from {@code values}) as {@link #STEP_S} vectors of {@code v}, one after another in {@code steps}: the kernel's decoding. */
+    private void decodeSteps(long values, short[] steps) {
+        var two = ShortVector.broadcast(STEP_S, (short) 2);
+        var four = ShortVector.broadcast(STEP_S, (short) 4);
+        var six = ShortVector.broadcast(STEP_S, (short) 6);
+        var ten = ShortVector.broadcast(STEP_S, (short) 10);
+        var lowNibble = ShortVector.broadcast(STEP_S, (short) 0xF);
+        var a = ShortVector.fromMemorySegment(STEP_S, data, values, LE);
+        var b = ShortVector.fromMemorySegment(STEP_S, data, values + STEP, LE);
+        var c = ShortVector.fromMemorySegment(STEP_S, data, values + 2 * STEP, LE);
+        int n = 2 * GROUP;
+        a.lanewise(LSHL, six).lanewise(ASHR, ten).intoArray(steps, 0);
+        a.lanewise(ASHR, ten).intoArray(steps, n);
+        b.lanewise(LSHL, six).lanewise(ASHR, ten).intoArray(steps, 2 * n);
+        b.lanewise(ASHR, ten).intoArray(steps, 3 * n);
+        c.lanewise(LSHL, ten).lanewise(ASHR, ten).intoArray(steps, 4 * n);
+        c.lanewise(LSHL, four).lanewise(ASHR, ten).intoArray(steps, 5 * n);
+        c.lanewise(LSHL, two).lanewise(ASHR, ten).lanewise(BITWISE_BLEND, a, lowNibble).intoArray(steps, 6 * n);
+        c.lanewise(ASHR, ten).lanewise(BITWISE_BLEND, b, lowNibble).intoArray(steps, 7 * n);
     }
 
     /** As the stored decoding (ggml's): {@code d * scale * (q - 32)}, the first product rounded on its own. */
@@ -208,12 +284,28 @@ final class Q6_KInterleaved extends InterleavedRows {
             long pair = pairAt(group, firstBlock + k);
             float d = data.get(FLOAT, pair + D_AT + inPair * Float.BYTES);
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
-                var scale = FloatVector.broadcast(F8, d * data.get(BYTE, pair + (long) UNIT_BYTES * j + SCALES_AT + inPair));
-                long steps = valuesAt(pair, j, place);
-                var q = rowBytes(steps, r);
-                ((FloatVector) q.convertShape(B2F, F8, 0)).lanewise(MUL, scale).intoArray(out, offset);
-                ((FloatVector) q.convertShape(B2F, F8, 1)).lanewise(MUL, scale).intoArray(out, offset + 8);
+                float scale = d * data.get(BYTE, scalesAt(pair, j) + inPair);
+                long values = valuesAt(pair, j, place);
+                for (int t = 0; t < 2; t++) {
+                    long lane = 2L * (2 * r + t);
+                    int a = data.get(SHORT, values + lane), b = data.get(SHORT, values + STEP + lane), c = data.get(SHORT, values + 2 * STEP + lane);
+                    for (int s = 0; s < STEPS; s++) out[offset + 2 * s + t] = scale * value(a, b, c, s);
+                }
             }
         }
+    }
+
+    /** Value {@code v_s} of a row's lanes A, B and C (sign-extended shorts): the kernel's decoding, one lane. */
+    private static int value(int a, int b, int c, int s) {
+        return switch (s) {
+            case 0 -> (short) (a << 6) >> 10;
+            case 1 -> a >> 10;
+            case 2 -> (short) (b << 6) >> 10;
+            case 3 -> b >> 10;
+            case 4 -> (short) (c << 10) >> 10;
+            case 5 -> (short) (c << 4) >> 10;
+            case 6 -> (short) (c << 2) >> 10 & ~0xF | a & 0xF;
+            default -> c >> 10 & ~0xF | b & 0xF;
+        };
     }
 }
