@@ -18,6 +18,7 @@ import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.LSHR;
 import static jdk.incubator.vector.VectorOperators.MUL;
 import static jdk.incubator.vector.VectorOperators.NEG;
+import static jdk.incubator.vector.VectorOperators.S2I;
 
 /**
  * A copy of a Q4_K matrix laid out for generated tokens, {@link #GROUP} rows interleaved as in
@@ -33,8 +34,11 @@ import static jdk.incubator.vector.VectorOperators.NEG;
  *       the first group's 32 values of the sub-block as four steps exactly like a {@link Q4_0Interleaved}
  *       block's (nibble f of lane {@code 2r + t} of step s is row r's value {@code 8s + 2f + t}), then the
  *       second group's;</li>
- *   <li>then the first group's {@code d} as floats, the second's, the first group's {@code -dmin}, the second's.</li>
+ *   <li>then the first group's {@code d} as the file's halves, the second's, the first group's {@code -dmin}
+ *       (the file's half with its sign bit flipped), the second's.</li>
  * </ul>
+ * The kernels widen the halves as {@link Q4_0Interleaved}'s do ({@link InterleavedRows#widenHalves}), once a
+ * super-block; as floats they made the copy 1.06 times the stored size, as halves 1.03 (session 27).
  * The stored layout packs sub-blocks 2p and 2p + 1 into the low and high nibbles of the same 32
  * bytes; the copy regroups them so that every sub-block takes the same four steps.
  *
@@ -55,11 +59,11 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
     private static final int SCALES_AT = 0;
     private static final int MINS_AT = 2 * GROUP;
     private static final int QS_AT = 4 * GROUP;
-    // after the units; the second group's come GROUP floats after the first's
+    // after the units, the file's halves; the second group's come GROUP halves after the first's
     private static final int D_AT = SUB_BLOCKS * UNIT_BYTES;
-    private static final int MINUS_DMIN_AT = D_AT + 2 * GROUP * Float.BYTES;
-    /** A group's share of a super-block: the copy is 1.06 times the stored size. */
-    static final int BLOCK_BYTES = (MINUS_DMIN_AT + 2 * GROUP * Float.BYTES) / 2;
+    private static final int MINUS_DMIN_AT = D_AT + 2 * GROUP * Short.BYTES;
+    /** A group's share of a super-block: 148 bytes a row against 144 stored. */
+    static final int BLOCK_BYTES = (MINUS_DMIN_AT + 2 * GROUP * Short.BYTES) / 2;
 
     Q4_KInterleaved(int rows, int cols, MemorySegment memory) {
         super(GGMLType.Q4_K, rows, cols, BLOCK_BYTES, memory);
@@ -70,9 +74,9 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
         long h0 = q4_K.get(LONG, from), h1 = q4_K.get(LONG, from + 8);
         long low = Q4_KMatrix.low(h0, h1), high = h1 >>> 32;
         long scales = Q4_KMatrix.scales(low, high), mins = Q4_KMatrix.mins(low, high);
-        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
-        data.set(FLOAT, pair + D_AT + inPair * Float.BYTES, Q4_KMatrix.d(h0));
-        data.set(FLOAT, pair + MINUS_DMIN_AT + inPair * Float.BYTES, -Q4_KMatrix.dmin(h0));
+        long inPair = (long) place * GROUP + r; // the row's byte or half among the pass's two groups
+        data.set(SHORT, pair + D_AT + inPair * Short.BYTES, (short) h0); // the file's halves: see Q4_0Interleaved
+        data.set(SHORT, pair + MINUS_DMIN_AT + inPair * Short.BYTES, (short) (h0 >>> 16 ^ 0x8000)); // the sign bit flipped: -dmin, exactly
         for (int j = 0; j < SUB_BLOCKS; j++) {
             data.set(BYTE, pair + (long) UNIT_BYTES * j + SCALES_AT + inPair, (byte) (scales >>> 8 * j));
             data.set(BYTE, pair + (long) UNIT_BYTES * j + MINS_AT + inPair, (byte) (mins >>> 8 * j));
@@ -110,11 +114,10 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
         for (int n = 0; n < blockCount; n++) {
             long pair = pairAt(2 * pass, firstBlock + n);
             int floats = n * stride + lane;
-            FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT, LE).intoArray(panel.floats, floats);
-            FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + GROUP * Float.BYTES, LE).intoArray(panel.floats, floats + GROUP);
-            FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT, LE).intoArray(panel.floats, second + floats);
-            FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + GROUP * Float.BYTES, LE)
-                    .intoArray(panel.floats, second + floats + GROUP);
+            widenHalves(pair + D_AT, panel.floats, floats);
+            widenHalves(pair + D_AT + GROUP * Short.BYTES, panel.floats, floats + GROUP);
+            widenHalves(pair + MINUS_DMIN_AT, panel.floats, second + floats);
+            widenHalves(pair + MINUS_DMIN_AT + GROUP * Short.BYTES, panel.floats, second + floats + GROUP);
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 int k = n * SUB_BLOCKS + j;
@@ -195,6 +198,9 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
         var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var halfShift = IntVector.broadcast(GROUP_I, 13);
+        var halfMask = IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE);
+        var halfFix = FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX);
         var nibble = ShortVector.broadcast(STEP_S, (short) 0x0F);
         var four = ShortVector.broadcast(STEP_S, (short) 4);
         var eight = ShortVector.broadcast(STEP_S, (short) 8);
@@ -276,10 +282,10 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
             msum1 = msum1.lanewise(ADD, mins1.lanewise(MUL, IntVector.broadcast(GROUP_I, xsum)));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
-                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 isum0 = IntVector.zero(GROUP_I);
                 isum1 = IntVector.zero(GROUP_I);
                 msum0 = IntVector.zero(GROUP_I);
@@ -296,11 +302,13 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
         int place = group % 2;
-        long ofGroup = (long) place * GROUP; // the group's scales, mins and floats: the second group's after the first's
+        long ofGroup = (long) place * GROUP; // the group's scales, mins and halves: the second group's after the first's
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + ofGroup * Float.BYTES, LE);
-            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + ofGroup * Float.BYTES, LE).lanewise(NEG);
+            widenHalves(pair + D_AT + ofGroup * Short.BYTES, scales, 0);
+            widenHalves(pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, scales, GROUP);
+            var d = FloatVector.fromArray(GROUP_F, scales, 0);
+            var dmin = FloatVector.fromArray(GROUP_F, scales, GROUP).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
@@ -326,11 +334,11 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         int group = row / GROUP, place = group % 2;
-        long inPair = row % ROWS_PER_PASS; // the row's byte or float among the pass's two groups
+        long inPair = row % ROWS_PER_PASS; // the row's byte or half among the pass's two groups
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            float d = data.get(FLOAT, pair + D_AT + inPair * Float.BYTES);
-            float dmin = -data.get(FLOAT, pair + MINUS_DMIN_AT + inPair * Float.BYTES);
+            float d = Float.float16ToFloat(data.get(SHORT, pair + D_AT + inPair * Short.BYTES));
+            float dmin = -Float.float16ToFloat(data.get(SHORT, pair + MINUS_DMIN_AT + inPair * Short.BYTES));
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 float scale = d * (data.get(BYTE, unit + SCALES_AT + inPair) & 0xFF);

@@ -17,6 +17,7 @@ import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 import static jdk.incubator.vector.VectorOperators.MUL;
 import static jdk.incubator.vector.VectorOperators.NEG;
+import static jdk.incubator.vector.VectorOperators.S2I;
 import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
@@ -24,7 +25,7 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * packed three to a 16-bit lane. The stored layout keeps each value's fifth bit apart from its nibble,
  * and putting the two together in 16-bit lanes took three operations more per value than a Q4_K value
  * costs; decoded to a byte each (as the Q6_K copy was until session 27), the copy would be 1.6 times the stored size.
- * Three to a lane, a value is one or two shifts out of the lane and the copy is 1.23 times the stored
+ * Three to a lane, a value is one or two shifts out of the lane and the copy is 1.2 times the stored
  * size: a sub-block costs the kernel six loads and 59 vector operations a group, against four loads
  * and 56 for a Q4_K sub-block (four nibbles to a lane), and eight widening loads and 56 in Q4_K's
  * earlier layout of bytes widened to shorts.
@@ -38,8 +39,8 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * super-block of 256 columns, 2 x {@link #BLOCK_BYTES} bytes in the order the kernel reads them
  * ({@link InterleavedRows#pairAt}): for each of the eight sub-blocks j, a unit of {@link #UNIT_BYTES}
  * (the first group's 6-bit scales j as bytes, the second group's, the first group's mins j, the second's,
- * the first group's six steps, the second's); then the first group's {@code d} as floats, the second's,
- * the first group's {@code -dmin}, the second's (as {@link Q4_KInterleaved}).
+ * the first group's six steps, the second's); then the first group's {@code d} as the file's halves, the
+ * second's, the first group's {@code -dmin}, the second's (as {@link Q4_KInterleaved}).
  *
  * <p>Per super-block and row the arithmetic is llama.cpp's: exact integer sums of
  * {@code scale * sum(q * xq)} (the kernel's {@code sum(v * xq)} plus {@code 16 * sum(xq)}) and of
@@ -61,11 +62,11 @@ final class Q5_KInterleaved extends InterleavedRows {
     private static final int SCALES_AT = 0;
     private static final int MINS_AT = 2 * GROUP;
     private static final int QS_AT = 4 * GROUP;
-    // after the units; the second group's come GROUP floats after the first's
+    // after the units, the file's halves; the second group's come GROUP halves after the first's
     private static final int D_AT = SUB_BLOCKS * UNIT_BYTES;
-    private static final int MINUS_DMIN_AT = D_AT + 2 * GROUP * Float.BYTES;
-    /** A group's share of a super-block: 216 bytes a row against 176 stored. */
-    static final int BLOCK_BYTES = (MINUS_DMIN_AT + 2 * GROUP * Float.BYTES) / 2;
+    private static final int MINUS_DMIN_AT = D_AT + 2 * GROUP * Short.BYTES;
+    /** A group's share of a super-block: 212 bytes a row against 176 stored. */
+    static final int BLOCK_BYTES = (MINUS_DMIN_AT + 2 * GROUP * Short.BYTES) / 2;
     /** Where a field's value starts in its lane (the last field runs to the lane's top bit). */
     private static final int[] FIELD_SHIFT = {0, 5, 10};
     /** Per thread: a super-block's values {@code q} (0..31) while it is copied. */
@@ -80,9 +81,9 @@ final class Q5_KInterleaved extends InterleavedRows {
         long h0 = q5_K.get(LONG, from), h1 = q5_K.get(LONG, from + 8);
         long low = Q4_KMatrix.low(h0, h1), high = h1 >>> 32;
         long scales = Q4_KMatrix.scales(low, high), mins = Q4_KMatrix.mins(low, high);
-        long inPair = (long) place * GROUP + r; // the row's byte or float among the pass's two groups
-        data.set(FLOAT, pair + D_AT + inPair * Float.BYTES, Q4_KMatrix.d(h0));
-        data.set(FLOAT, pair + MINUS_DMIN_AT + inPair * Float.BYTES, -Q4_KMatrix.dmin(h0));
+        long inPair = (long) place * GROUP + r; // the row's byte or half among the pass's two groups
+        data.set(SHORT, pair + D_AT + inPair * Short.BYTES, (short) h0); // the file's halves: see Q4_0Interleaved
+        data.set(SHORT, pair + MINUS_DMIN_AT + inPair * Short.BYTES, (short) (h0 >>> 16 ^ 0x8000)); // the sign bit flipped: -dmin, exactly
         int[] q = SUPER_BLOCK_VALUES.get();
         Q5_KMatrix.values(q5_K, from, q);
         for (int j = 0; j < SUB_BLOCKS; j++) {
@@ -112,6 +113,9 @@ final class Q5_KInterleaved extends InterleavedRows {
     void dot(int pass, Q8Activations x, int b, float[] out, int outIndex) {
         MemorySegment data = this.data; // a local: C2 reloaded the field around every block
         var sixteen = IntVector.broadcast(GROUP_I, 16);
+        var halfShift = IntVector.broadcast(GROUP_I, 13);
+        var halfMask = IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE);
+        var halfFix = FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX);
         // the fields' shifts: up to the lane's top (field 0 by 11, field 1 by 6), then down by 11 (field 2 by 10)
         var up0 = ShortVector.broadcast(STEP_S, (short) 11);
         var up1 = ShortVector.broadcast(STEP_S, (short) 6);
@@ -194,10 +198,10 @@ final class Q5_KInterleaved extends InterleavedRows {
             msum1 = msum1.lanewise(ADD, mins1.lanewise(MUL, xsum));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
-                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + GROUP * Float.BYTES, LE).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 isum0 = IntVector.zero(GROUP_I);
                 isum1 = IntVector.zero(GROUP_I);
                 msum0 = IntVector.zero(GROUP_I);
@@ -214,11 +218,13 @@ final class Q5_KInterleaved extends InterleavedRows {
     void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane) {
         float[] scales = PANEL_SCALES.get();
         int place = group % 2;
-        long ofGroup = (long) place * GROUP; // the group's scales, mins and floats: the second group's after the first's
+        long ofGroup = (long) place * GROUP; // the group's scales, mins and halves: the second group's after the first's
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + ofGroup * Float.BYTES, LE);
-            var dmin = FloatVector.fromMemorySegment(GROUP_F, data, pair + MINUS_DMIN_AT + ofGroup * Float.BYTES, LE).lanewise(NEG);
+            widenHalves(pair + D_AT + ofGroup * Short.BYTES, scales, 0);
+            widenHalves(pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, scales, GROUP);
+            var d = FloatVector.fromArray(GROUP_F, scales, 0);
+            var dmin = FloatVector.fromArray(GROUP_F, scales, GROUP).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
@@ -260,11 +266,11 @@ final class Q5_KInterleaved extends InterleavedRows {
     void decode(int row, int firstBlock, int blockCount, float[] out, int offset) {
         int r = row % GROUP;
         int group = row / GROUP, place = group % 2;
-        long inPair = row % ROWS_PER_PASS; // the row's byte or float among the pass's two groups
+        long inPair = row % ROWS_PER_PASS; // the row's byte or half among the pass's two groups
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            float d = data.get(FLOAT, pair + D_AT + inPair * Float.BYTES);
-            float dmin = -data.get(FLOAT, pair + MINUS_DMIN_AT + inPair * Float.BYTES);
+            float d = Float.float16ToFloat(data.get(SHORT, pair + D_AT + inPair * Short.BYTES));
+            float dmin = -Float.float16ToFloat(data.get(SHORT, pair + MINUS_DMIN_AT + inPair * Short.BYTES));
             for (int j = 0; j < SUB_BLOCKS; j++, offset += SUB_BLOCK) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 float scale = d * (data.get(BYTE, unit + SCALES_AT + inPair) & 0xFF);

@@ -82,12 +82,12 @@ class InterleavedRowsTest {
     }
 
     /**
-     * The Q4_0 and Q8_0 copies keep the file's half scales and their kernels widen them with a shift, a mask and a
+     * The Q4_0, Q8_0, Q4_K and Q5_K copies keep the file's half scales (the k-quants' d and dmin) and their kernels widen them with a shift, a mask and a
      * multiply: subnormal, zero, negative and the largest halves must come out as {@link Float#float16ToFloat} gives
      * them. The bound here is relative only, so that a row of tiny scales is held to it too.
      */
     @ParameterizedTest
-    @EnumSource(names = {"Q4_0", "Q8_0"})
+    @EnumSource(names = {"Q4_0", "Q8_0", "Q4_K", "Q5_K"})
     void halfScalesOfEveryFiniteKindWidenExactly(GGMLType type) {
         short[] halves = {0x0001, (short) 0x8001, 0x03FF, (short) 0x83FF, 0x0400, (short) 0x8400, 0x0000, (short) 0x8000,
                 0x7BFF, (short) 0xFBFF, 0x3C00, (short) 0xBC00, 0x1234, (short) 0x9234};
@@ -99,6 +99,10 @@ class InterleavedRowsTest {
             short half = halves[k / blocksPerRow % halves.length];
             bytes[k * type.blockBytes()] = (byte) half;
             bytes[k * type.blockBytes() + 1] = (byte) (half >> 8);
+            if (type == GGMLType.Q4_K || type == GGMLType.Q5_K) { // dmin, a half as well, after d
+                bytes[k * type.blockBytes() + 2] = (byte) half;
+                bytes[k * type.blockBytes() + 3] = (byte) (half >> 8);
+            }
         }
         check(type, rows, cols, 1, bytes, 0);
         check(type, rows, cols, 2, bytes, 0); // two entries: the batch kernel
