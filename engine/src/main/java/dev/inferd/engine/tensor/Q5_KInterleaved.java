@@ -24,9 +24,9 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * A copy of a Q5_K matrix laid out for generated tokens ({@link InterleavedRows}), its 5-bit values
  * packed three to a 16-bit lane. The stored layout keeps each value's fifth bit apart from its nibble,
  * and putting the two together in 16-bit lanes took three operations more per value than a Q4_K value
- * costs; decoded to a byte each (as the Q6_K copy was until session 27), the copy would be 1.6 times the stored size.
- * Three to a lane, a value is one or two shifts out of the lane and the copy is 1.2 times the stored
- * size: a sub-block costs the kernel six loads and 59 vector operations a group, against four loads
+ * costs; decoded to a byte each (as the Q6_K copy was until session 27), the copy would be 1.6 times the
+ * stored size. Three to a lane, a value is one or two shifts out of the lane and the copy is 1.2 times the
+ * stored size: a sub-block costs the kernel six loads and 59 vector operations a group, against four loads
  * and 56 for a Q4_K sub-block (four nibbles to a lane), and eight widening loads and 56 in Q4_K's
  * earlier layout of bytes widened to shorts.
  *

@@ -82,7 +82,7 @@ final class Q6_KInterleaved extends InterleavedRows {
     private static final long BIT_5 = 0x2020202020202020L;
     /** Per thread: a super-block's values, eight to a long, while it is copied. */
     private static final ThreadLocal<long[]> SUPER_BLOCK_VALUES = ThreadLocal.withInitial(() -> new long[SUPER_BLOCK / Long.BYTES]);
-    /** Per thread: a sub-block's eight steps of one group, decoded to shorts (a {@link #STEP_S} vector each), while they go into a panel. */
+    /** Per thread: one group's eight steps of a sub-block, decoded to shorts (a {@link #STEP_S} vector each), for a panel. */
     private static final ThreadLocal<short[]> PANEL_STEPS = ThreadLocal.withInitial(() -> new short[STEPS * 2 * GROUP]);
 
     Q6_KInterleaved(int rows, int cols, MemorySegment memory) {
@@ -101,10 +101,11 @@ final class Q6_KInterleaved extends InterleavedRows {
             for (int t = 0; t < 2; t++) {
                 int first = SUB_BLOCK * j + t; // the row's value 2s + t of the sub-block is q's value first + 2s
                 long lane = 2L * (2 * r + t);
-                data.set(SHORT, values + lane, (short) (sixBits(q, first + 12) & 0xF | sixBits(q, first) << 4 | sixBits(q, first + 2) << 10));
-                data.set(SHORT, values + STEP + lane, (short) (sixBits(q, first + 14) & 0xF | sixBits(q, first + 4) << 4 | sixBits(q, first + 6) << 10));
-                data.set(SHORT, values + 2 * STEP + lane, (short) (sixBits(q, first + 8) | sixBits(q, first + 10) << 6
-                        | sixBits(q, first + 12) >> 4 << 12 | sixBits(q, first + 14) >> 4 << 14));
+                int v6 = sixBits(q, first + 12), v7 = sixBits(q, first + 14);
+                data.set(SHORT, values + lane, (short) (v6 & 0xF | sixBits(q, first) << 4 | sixBits(q, first + 2) << 10));
+                data.set(SHORT, values + STEP + lane, (short) (v7 & 0xF | sixBits(q, first + 4) << 4 | sixBits(q, first + 6) << 10));
+                data.set(SHORT, values + 2 * STEP + lane,
+                        (short) (sixBits(q, first + 8) | sixBits(q, first + 10) << 6 | v6 >> 4 << 12 | v7 >> 4 << 14));
             }
         }
     }
@@ -257,7 +258,10 @@ final class Q6_KInterleaved extends InterleavedRows {
         }
     }
 
-    /** A group's eight steps of a sub-block (its A, B and C from {@code values}) as {@link #STEP_S} vectors of {@code v}, one after another in {@code steps}: the kernel's decoding. */
+    /**
+     * A group's eight steps of a sub-block (its A, B and C from {@code values}) as {@link #STEP_S} vectors of
+     * {@code v}, one after another in {@code steps}: the kernel's decoding.
+     */
     private void decodeSteps(long values, short[] steps) {
         var two = ShortVector.broadcast(STEP_S, (short) 2);
         var four = ShortVector.broadcast(STEP_S, (short) 4);
