@@ -303,12 +303,16 @@ final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
         float[] scales = PANEL_SCALES.get();
         int place = group % 2;
         long ofGroup = (long) place * GROUP; // the group's scales, mins and halves: the second group's after the first's
+        var halfShift = IntVector.broadcast(GROUP_I, 13);
+        var halfMask = IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE);
+        var halfFix = FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX);
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            widenHalves(pair + D_AT + ofGroup * Short.BYTES, scales, 0);
-            widenHalves(pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, scales, GROUP);
-            var d = FloatVector.fromArray(GROUP_F, scales, 0);
-            var dmin = FloatVector.fromArray(GROUP_F, scales, GROUP).lanewise(NEG);
+            // widenHalves written out: the panel decoding's vectors stay in this method (see nibbleToPanel)
+            var d = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + ofGroup * Short.BYTES, LE)
+                    .convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+            var dmin = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, LE)
+                    .convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
