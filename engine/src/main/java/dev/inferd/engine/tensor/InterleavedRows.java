@@ -287,9 +287,9 @@ abstract sealed class InterleavedRows permits Q8_0Interleaved, Q4_0Interleaved, 
     abstract void decodePanel(int group, int firstBlock, int blockCount, float[] panel, int stride, int lane);
 
     /**
-     * The copies that keep their scales as the file's halves (Q4_0, Q8_0) widen them as {@link F16Matrix} widens
-     * weights: a half's bits, sign-extended and moved up by 13, are a float 2^112 times too small once the sign
-     * copies in bits 28-30 are masked off. Exact for every finite half; infinities and NaNs, which usable weights
+     * The copies that keep their scales as the file's halves (Q4_0, Q8_0; Q4_K's and Q5_K's d and dmin) widen them
+     * as {@link F16Matrix} widens weights: a half's bits, sign-extended and moved up by 13, are a float 2^112 times
+     * too small once the sign copies in bits 28-30 are masked off. Exact for every finite half; infinities and NaNs, which usable weights
      * do not hold, are not kept. As floats a block's scales are a fifth of a Q4_0 copy, and a token reads every
      * byte of it: the 1B Q4_0 decoded about 10% slower with them (session 26).
      */

@@ -198,10 +198,15 @@ final class Q5_KInterleaved extends InterleavedRows {
             msum1 = msum1.lanewise(ADD, mins1.lanewise(MUL, xsum));
             if (j == SUB_BLOCKS - 1) {
                 float d = xd[i / SUB_BLOCKS];
-                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
-                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
-                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                // the groups' halves widened as widenHalves widens them, written out: see InterleavedRows
+                var d0 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+                var d1 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+                var minusDmin0 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+                var minusDmin1 = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + GROUP * Short.BYTES, LE).convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
+                acc0 = ((FloatVector) isum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, d0.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) isum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, d1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
+                acc0 = ((FloatVector) msum0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, minusDmin0.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
+                acc1 = ((FloatVector) msum1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, minusDmin1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
                 isum0 = IntVector.zero(GROUP_I);
                 isum1 = IntVector.zero(GROUP_I);
                 msum0 = IntVector.zero(GROUP_I);
