@@ -6,6 +6,7 @@ import dev.inferd.app.models.ModelException;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ModelsConfig;
 import dev.inferd.bench.BenchTest;
+import dev.inferd.bench.CpuInfo;
 import dev.inferd.bench.DecodeLimit;
 import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
@@ -41,15 +42,16 @@ import java.util.function.Function;
 
 /**
  * {@code inferd bench}: prompt processing and generation speed like {@code llama-bench}, plus the
- * memory bandwidth measured on the spot and the share of the decode limit reached.
+ * memory bandwidth measured on the spot, the share of the decode limit reached, and the CPU it ran on.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
                 "Measure prompt processing (pp<P>) and generation (tg<N>) speed in tokens/s, as llama-bench does,",
                 "and the fraction of the memory-bandwidth limit that generation reaches.",
                 "Synthetic models have the exact shapes of real ones with random weights: --model synthetic:<shape>:<type>",
-                "(shapes: smollm2-135m, qwen2.5-0.5b, llama-3.2-1b; types: F32, F16, BF16, Q8_0, Q4_0).",
-                "--write-synthetic writes such a file, so llama-bench can run the very same model."})
+                "(shapes: smollm2-135m, qwen2.5-0.5b, llama-3.2-1b; types: F32, F16, BF16, Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K).",
+                "--write-synthetic writes such a file, so llama-bench can run the very same model.",
+                "The report names the CPU and its VNNI and AMX support, which llama.cpp uses and inferd cannot."})
 public final class BenchCommand implements Callable<Integer> {
     static final String SYNTHETIC = "synthetic:";
 
@@ -188,6 +190,7 @@ public final class BenchCommand implements Callable<Integer> {
         List<Integer> threadCounts = threads != null ? threads : List.of(Runtime.getRuntime().availableProcessors());
         List<BenchTest> tests = tests();
         int maxPrompt = prompts.stream().mapToInt(Integer::intValue).max().orElse(0);
+        CpuInfo cpu = CpuInfo.detect();
         try (GGUFFile gguf = GGUFFile.open(file)) {
             var footprint = ModelFootprint.of(gguf);
             var table = new Table(footprint);
@@ -212,12 +215,12 @@ public final class BenchCommand implements Callable<Integer> {
                 for (BenchTest test : tests) {
                     TestResult r = bench.run(test, repetitions);
                     results.add(r);
-                    if (json) out.println(jsonLine(footprint, t, r, limit));
+                    if (json) out.println(jsonLine(footprint, t, r, limit, cpu));
                     else table.row(t, r);
                 }
                 runs.add(new Run(t, bandwidth, results));
             }
-            if (!json) summary(footprint, runs);
+            if (!json) summary(footprint, runs, cpu);
             return 0;
         } catch (UnsupportedModelException e) {
             err.println("inferd bench: " + e.getMessage());
@@ -225,8 +228,10 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private void summary(ModelFootprint footprint, List<Run> runs) {
+    private void summary(ModelFootprint footprint, List<Run> runs, CpuInfo cpu) {
         out.println();
+        // llama.cpp's speed here depends on VNNI and AMX, which inferd cannot use (see CpuInfo)
+        out.println("cpu: " + cpu.describe());
         for (Run run : runs) {
             var limit = new DecodeLimit(run.bandwidth, footprint.bytesPerToken());
             out.printf(Locale.ROOT, "bandwidth: %.1f GB/s read with %d thread%s (streaming sum over %s)%n",
@@ -242,7 +247,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private static String jsonLine(ModelFootprint f, int threads, TestResult r, DecodeLimit limit) {
+    private static String jsonLine(ModelFootprint f, int threads, TestResult r, DecodeLimit limit, CpuInfo cpu) {
         boolean generation = r.test().kind() == BenchTest.Kind.GENERATION;
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("model", f.name());
@@ -261,6 +266,9 @@ public final class BenchCommand implements Callable<Integer> {
         o.put("decode_limit_ts", limit.tokensPerSecond());
         // Only generation is bounded by reading the weights; prefill reuses them across the batch.
         o.put("limit_fraction", generation ? limit.fraction(r.mean()) : null);
+        o.put("cpu_info", cpu.model()); // llama-bench's name for it
+        o.put("cpu_features", cpu.features());
+        o.put("vector_bits", cpu.vectorBits());
         try {
             return new ObjectMapper().writeValueAsString(o);
         } catch (JsonProcessingException e) {

@@ -2,6 +2,7 @@ package dev.inferd.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inferd.bench.CpuInfo;
 import dev.inferd.engine.model.synthetic.SyntheticModel;
 import dev.inferd.engine.model.synthetic.SyntheticShape;
 import dev.inferd.engine.model.synthetic.WeightFormat;
@@ -64,10 +65,11 @@ class BenchCommandTest {
         assertThat(lines.get(2)).matches("\\| synthetic tiny +\\| +0\\.00 GiB \\| +0\\.\\d\\d M \\| Q8_0 +\\| +1 \\| +pp16 \\| +\\d+\\.\\d\\d ± 0\\.00 \\|");
         assertThat(lines.get(3)).matches("\\| synthetic tiny .*\\| +tg8 \\| +\\d+\\.\\d\\d ± 0\\.00 \\|");
         assertThat(lines.get(4)).isEmpty();
-        assertThat(lines.get(5)).matches("bandwidth: \\d+\\.\\d GB/s read with 1 thread \\(streaming sum over 0\\.02 GiB\\)");
-        assertThat(lines.get(6)).matches("decode limit: \\d+\\.\\d\\d t/s \\(0\\.00 GB of weights read per token\\)");
-        assertThat(lines.get(7)).matches("tg8 reached \\d+\\.\\d% of the decode limit");
-        assertThat(lines).hasSize(8);
+        assertThat(lines.get(5)).isEqualTo("cpu: " + CpuInfo.detect().describe());
+        assertThat(lines.get(6)).matches("bandwidth: \\d+\\.\\d GB/s read with 1 thread \\(streaming sum over 0\\.02 GiB\\)");
+        assertThat(lines.get(7)).matches("decode limit: \\d+\\.\\d\\d t/s \\(0\\.00 GB of weights read per token\\)");
+        assertThat(lines.get(8)).matches("tg8 reached \\d+\\.\\d% of the decode limit");
+        assertThat(lines).hasSize(9);
     }
 
     @Test
@@ -123,6 +125,9 @@ class BenchCommandTest {
             assertThat(o.get("bandwidth_gbs").asDouble()).isPositive();
             assertThat(o.get("size_bytes").isIntegralNumber()).isTrue();
             assertThat(o.get("params").isIntegralNumber()).isTrue();
+            assertThat(o.get("cpu_info").asText()).isEqualTo(CpuInfo.detect().model());
+            assertThat(o.get("cpu_features").isArray()).isTrue();
+            assertThat(o.get("vector_bits").asInt()).isEqualTo(CpuInfo.detect().vectorBits());
         }
         assertThat(objects.get(2).get("limit_fraction").asDouble()).isPositive();
         assertThat(objects.get(2).get("n_gen").asInt()).isEqualTo(4);
