@@ -15,24 +15,29 @@ import java.util.Set;
  * use, and the instruction sets that decide how a peer compares. llama.cpp multiplies 8-bit integers with
  * {@code vpdpbusd} where the CPU has VNNI and prefills with AMX tiles where it has those; the Vector API exposes
  * neither, so inferd's integer kernels take 16-bit multiplies everywhere. On a Zen 4 (AVX-512 and VNNI, no AMX)
- * the two engines decoded within a few percent of each other; on a Xeon with AMX llama.cpp prefilled twice as fast
- * and decoded a Q4_0 1.45x as fast (session 28). A figure beside llama.cpp's means little without this line.
+ * inferd decoded the 1B files at 0.83-1.26x llama.cpp's speed (session 27); on a Xeon with AMX llama.cpp prefilled
+ * them 1.6-2.6 times as fast as inferd and decoded the Q4_0 1.45 times as fast (session 28). A figure beside
+ * llama.cpp's means little without this line.
  *
  * @param model      the CPU's model name ({@code os.arch} where the system does not say)
  * @param cores      processors available to the JVM
  * @param vectorBits the Vector API's preferred width on this machine, the width inferd's kernels take
- * @param features   the relevant instruction sets present, in {@link #FEATURES} order, by their usual names
+ * @param features   the instruction sets among those that decide the comparison (AVX2, AVX-512, the VNNIs, BF16,
+ *                   AMX-INT8) that this CPU has, by their usual names
  */
 public record CpuInfo(String model, int cores, int vectorBits, List<String> features) {
 
-    /** {@code /proc/cpuinfo} flags worth reporting, and the names they are usually known by. */
-    static final List<String[]> FEATURES = List.of(
-            new String[] {"avx2", "AVX2"},
-            new String[] {"avx512f", "AVX-512"},
-            new String[] {"avx512_vnni", "AVX512-VNNI"},
-            new String[] {"avx_vnni", "AVX-VNNI"},
-            new String[] {"avx512_bf16", "AVX512-BF16"},
-            new String[] {"amx_int8", "AMX-INT8"});
+    /** A {@code /proc/cpuinfo} flag worth reporting, and the name it is usually known by. */
+    private record Feature(String flag, String name) {
+    }
+
+    private static final List<Feature> FEATURES = List.of(
+            new Feature("avx2", "AVX2"),
+            new Feature("avx512f", "AVX-512"),
+            new Feature("avx512_vnni", "AVX512-VNNI"),
+            new Feature("avx_vnni", "AVX-VNNI"),
+            new Feature("avx512_bf16", "AVX512-BF16"),
+            new Feature("amx_int8", "AMX-INT8"));
 
     public CpuInfo {
         features = List.copyOf(features);
@@ -66,8 +71,8 @@ public record CpuInfo(String model, int cores, int vectorBits, List<String> feat
             if (flags.isEmpty() && key.equals("flags")) flags = Set.copyOf(Arrays.asList(value.split("\\s+")));
         }
         var present = new ArrayList<String>();
-        for (String[] f : FEATURES) {
-            if (flags.contains(f[0])) present.add(f[1]);
+        for (Feature f : FEATURES) {
+            if (flags.contains(f.flag())) present.add(f.name());
         }
         return new CpuInfo(model != null ? model : System.getProperty("os.arch"), cores, vectorBits, present);
     }
