@@ -46,7 +46,7 @@ import java.util.concurrent.TimeUnit;
         "-XX:PerMethodTrapLimit=1000000", "-XX:PerMethodRecompilationCutoff=1000000",
         "-XX:PerBytecodeRecompilationCutoff=1000000", "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
         "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot4",
-        "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.TiledProduct::kernel"})
+        "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.TiledProduct::kernel*"})
 public class MatMulBenchmark {
 
     @Param({"Q8_0", "Q4_0", "F16", "BF16", "F32"})

@@ -8,11 +8,12 @@ import java.util.Arrays;
 /**
  * The product of the prompt rows with a weight matrix: a register-tiled float GEMM. The weights are
  * decoded, {@link #DEPTH} columns at a time, into panels of {@link #WIDTH} rows laid out column by
- * column ({@code panel[k * WIDTH + i]} is row i's value k), and the kernel keeps a tile of
- * {@link #ROWS} activation rows by {@code WIDTH} weight rows in twelve vector registers, adding one
- * column's outer product per step. Every decoded weight then serves all the prompt rows, and each step
- * needs two vector loads and six broadcasts for twelve fused multiply-adds; on these machines that is
- * about three times the per-row kernels' speed for a 512-token prompt.
+ * column ({@code panel[k * WIDTH + i]} is row i's value k), the prompt rows are packed likewise, a tile of
+ * {@link #ROWS} rows column by column, and the kernel keeps a tile of {@code ROWS} activation rows by
+ * {@code WIDTH} weight rows in 24 vector registers, adding one column's outer product per step. Every
+ * decoded weight then serves all the prompt rows, and each step needs two vector loads and twelve
+ * broadcasts for 24 fused multiply-adds; on these machines that is about three times the per-row kernels'
+ * speed for a 512-token prompt.
  *
  * <p>Batch invariance: every output is one chain of fused multiply-adds over the columns in order,
  * {@code c = fma(w[k], x[k], c)}, from zero. Tiles only decide which chains run side by side, and a
@@ -43,8 +44,14 @@ final class TiledProduct implements WorkerPool.Task {
     private static final int LANES = F.length();
     /** Weight rows per panel: two vectors. */
     static final int WIDTH = 2 * LANES;
-    /** Activation rows per kernel call: with two accumulators each, twelve of the sixteen AVX2 registers. */
-    static final int ROWS = 6;
+    /**
+     * Activation rows per tile, packed side by side ({@link Scratch#packRows}): with two accumulators each, 24 of
+     * AVX-512's 32 vector registers. One thread on an Intel Xeon in L1 (session 29), 12 packed rows ran at 167-194
+     * GFLOP/s against 133-159 for six rows read in place, 0.75-0.85 of its two multiply-adds a cycle.
+     */
+    static final int ROWS = 12;
+    /** Whether {@link #kernel}'s 24 accumulators fit the registers (AVX-512's 32; AVX2 has 16). */
+    private static final boolean WIDE = LANES >= 16;
     /**
      * Columns per panel: a multiple of every block size, a panel that fills L1 (32 KB at 8 lanes) and
      * a block of prompt rows ({@code ROWS x DEPTH} each) that the panels of a task reuse from L2. Each
@@ -162,40 +169,148 @@ final class TiledProduct implements WorkerPool.Task {
     private void multiplyPanels(Scratch s, int from, int to) {
         int cols = matrix.cols;
         int rows = matrix.rows;
-        int fullRows = batch - batch % ROWS;
-        int tailRows = batch - fullRows;
+        int tiles = Math.ceilDiv(batch, ROWS);
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = Math.min(DEPTH, cols - k0);
             boolean first = k0 == 0;
-            if (tailRows > 0) s.copyTail(x, fullRows, tailRows, cols, k0, depth);
+            float[] packed = s.packRows(x, batch, cols, k0, depth);
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
                 s.pack(matrix, r0, width, k0, depth);
-                for (int b = 0; b < fullRows; b += ROWS) {
-                    if (width == WIDTH) {
-                        kernel(x, b * cols + k0, cols, s.panel, depth, out, b * rows + r0, rows, first);
+                for (int t = 0; t < tiles; t++) {
+                    int b = t * ROWS;
+                    int count = Math.min(ROWS, batch - b);
+                    if (count == ROWS && width == WIDTH) {
+                        tile(packed, b * depth, s.panel, depth, out, b * rows + r0, rows, first);
                     } else {
-                        s.throughTile(x, b * cols + k0, cols, depth, out, b, ROWS, r0, width, rows, first);
+                        s.throughTile(packed, b * depth, depth, out, b, count, r0, width, rows, first);
                     }
                 }
-                if (tailRows > 0) s.throughTile(s.tail, 0, depth, depth, out, fullRows, tailRows, r0, width, rows, first);
             }
         }
     }
 
     /**
-     * {@code c[cOffset + i * cStride + j] (+)= sum over k < depth of a[aOffset + i * aStride + k] * panel[k * WIDTH + j]}
-     * for {@code i < ROWS}, {@code j < WIDTH}: from zero when {@code first}, else continuing the sums in c.
-     * The twelve accumulators are written out as locals on purpose: they are the twelve registers, and
-     * vectors kept in an array or passed to a helper that C2 may not inline are boxed on the heap. The JVMs
-     * keep this method out of its callers ({@code -XX:CompileCommand=dontinline}, as for the row kernels'
-     * {@code dot2}): after prompt products of two and then four rows, C2 compiled it with its multiply-adds as
-     * the Vector API's Java code, 17 times slower for good ({@code TiledProductStaysCompiledTest}, session 25).
+     * A full tile: {@code c[cOffset + i * cStride + j] (+)= sum over k < depth of a[aOffset + k * ROWS + i] * panel[k * WIDTH + j]}
+     * for {@code i < ROWS}, {@code j < WIDTH}, from zero when {@code first}, else continuing the sums in c. With 32
+     * vector registers one call of {@link #kernel}; with 16 (AVX2), whose 24 accumulators would not fit, two calls of
+     * {@link #kernel6}.
      */
-    static void kernel(float[] a, int aOffset, int aStride, float[] panel, int depth,
-                       float[] c, int cOffset, int cStride, boolean first) {
-        int a0 = aOffset, a1 = a0 + aStride, a2 = a1 + aStride, a3 = a2 + aStride, a4 = a3 + aStride, a5 = a4 + aStride;
+    private static void tile(float[] a, int aOffset, float[] panel, int depth, float[] c, int cOffset, int cStride, boolean first) {
+        if (WIDE) {
+            kernel(a, aOffset, panel, depth, c, cOffset, cStride, first);
+        } else {
+            kernel6(a, aOffset, panel, depth, c, cOffset, cStride, first);
+            kernel6(a, aOffset + ROWS / 2, panel, depth, c, cOffset + ROWS / 2 * cStride, cStride, first);
+        }
+    }
+
+    /**
+     * {@link #tile}'s sums for all {@link #ROWS} rows of a packed tile, {@code a[aOffset + k * ROWS + i]}: every
+     * broadcast is then one address off the step's index, where rows {@code cols} apart took an address computation
+     * each (an {@code lea}, 31 instructions a step against 12 multiply-adds). The 24 accumulators are written out
+     * as locals on purpose: they are the registers, and vectors kept in an array or passed to a helper that C2 may
+     * not inline are boxed on the heap. The JVMs keep the kernels out of their callers
+     * ({@code -XX:CompileCommand=dontinline}, as for the row kernels' {@code dot2}): after prompt products of two
+     * and then four rows, C2 compiled the six-row kernel with its multiply-adds as the Vector API's Java code, 17
+     * times slower for good ({@code TiledProductStaysCompiledTest}, session 25).
+     */
+    static void kernel(float[] a, int aOffset, float[] panel, int depth, float[] c, int cOffset, int cStride, boolean first) {
+        int o0 = cOffset, o1 = o0 + cStride, o2 = o1 + cStride, o3 = o2 + cStride, o4 = o3 + cStride, o5 = o4 + cStride, o6 = o5 + cStride, o7 = o6 + cStride, o8 = o7 + cStride, o9 = o8 + cStride, o10 = o9 + cStride, o11 = o10 + cStride;
+        var c00 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0);
+        var c01 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0 + LANES);
+        var c10 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1);
+        var c11 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1 + LANES);
+        var c20 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o2);
+        var c21 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o2 + LANES);
+        var c30 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o3);
+        var c31 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o3 + LANES);
+        var c40 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o4);
+        var c41 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o4 + LANES);
+        var c50 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5);
+        var c51 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5 + LANES);
+        var c60 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o6);
+        var c61 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o6 + LANES);
+        var c70 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o7);
+        var c71 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o7 + LANES);
+        var c80 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o8);
+        var c81 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o8 + LANES);
+        var c90 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o9);
+        var c91 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o9 + LANES);
+        var c100 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o10);
+        var c101 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o10 + LANES);
+        var c110 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o11);
+        var c111 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o11 + LANES);
+        for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
+            var w0 = FloatVector.fromArray(F, panel, pk);
+            var w1 = FloatVector.fromArray(F, panel, pk + LANES);
+            var v = FloatVector.broadcast(F, a[ak]);
+            c00 = w0.fma(v, c00);
+            c01 = w1.fma(v, c01);
+            v = FloatVector.broadcast(F, a[ak + 1]);
+            c10 = w0.fma(v, c10);
+            c11 = w1.fma(v, c11);
+            v = FloatVector.broadcast(F, a[ak + 2]);
+            c20 = w0.fma(v, c20);
+            c21 = w1.fma(v, c21);
+            v = FloatVector.broadcast(F, a[ak + 3]);
+            c30 = w0.fma(v, c30);
+            c31 = w1.fma(v, c31);
+            v = FloatVector.broadcast(F, a[ak + 4]);
+            c40 = w0.fma(v, c40);
+            c41 = w1.fma(v, c41);
+            v = FloatVector.broadcast(F, a[ak + 5]);
+            c50 = w0.fma(v, c50);
+            c51 = w1.fma(v, c51);
+            v = FloatVector.broadcast(F, a[ak + 6]);
+            c60 = w0.fma(v, c60);
+            c61 = w1.fma(v, c61);
+            v = FloatVector.broadcast(F, a[ak + 7]);
+            c70 = w0.fma(v, c70);
+            c71 = w1.fma(v, c71);
+            v = FloatVector.broadcast(F, a[ak + 8]);
+            c80 = w0.fma(v, c80);
+            c81 = w1.fma(v, c81);
+            v = FloatVector.broadcast(F, a[ak + 9]);
+            c90 = w0.fma(v, c90);
+            c91 = w1.fma(v, c91);
+            v = FloatVector.broadcast(F, a[ak + 10]);
+            c100 = w0.fma(v, c100);
+            c101 = w1.fma(v, c101);
+            v = FloatVector.broadcast(F, a[ak + 11]);
+            c110 = w0.fma(v, c110);
+            c111 = w1.fma(v, c111);
+        }
+        c00.intoArray(c, o0);
+        c01.intoArray(c, o0 + LANES);
+        c10.intoArray(c, o1);
+        c11.intoArray(c, o1 + LANES);
+        c20.intoArray(c, o2);
+        c21.intoArray(c, o2 + LANES);
+        c30.intoArray(c, o3);
+        c31.intoArray(c, o3 + LANES);
+        c40.intoArray(c, o4);
+        c41.intoArray(c, o4 + LANES);
+        c50.intoArray(c, o5);
+        c51.intoArray(c, o5 + LANES);
+        c60.intoArray(c, o6);
+        c61.intoArray(c, o6 + LANES);
+        c70.intoArray(c, o7);
+        c71.intoArray(c, o7 + LANES);
+        c80.intoArray(c, o8);
+        c81.intoArray(c, o8 + LANES);
+        c90.intoArray(c, o9);
+        c91.intoArray(c, o9 + LANES);
+        c100.intoArray(c, o10);
+        c101.intoArray(c, o10 + LANES);
+        c110.intoArray(c, o11);
+        c111.intoArray(c, o11 + LANES);
+    }
+
+
+    /** {@link #kernel} for the packed tile's first six rows: AVX2's tile in two halves, and tails of three to six rows. */
+    static void kernel6(float[] a, int aOffset, float[] panel, int depth, float[] c, int cOffset, int cStride, boolean first) {
         int o0 = cOffset, o1 = o0 + cStride, o2 = o1 + cStride, o3 = o2 + cStride, o4 = o3 + cStride, o5 = o4 + cStride;
         var c00 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0);
         var c01 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0 + LANES);
@@ -209,25 +324,25 @@ final class TiledProduct implements WorkerPool.Task {
         var c41 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o4 + LANES);
         var c50 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5);
         var c51 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5 + LANES);
-        for (int k = 0; k < depth; k++) {
-            var w0 = FloatVector.fromArray(F, panel, k * WIDTH);
-            var w1 = FloatVector.fromArray(F, panel, k * WIDTH + LANES);
-            var v = FloatVector.broadcast(F, a[a0 + k]);
+        for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
+            var w0 = FloatVector.fromArray(F, panel, pk);
+            var w1 = FloatVector.fromArray(F, panel, pk + LANES);
+            var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
-            v = FloatVector.broadcast(F, a[a1 + k]);
+            v = FloatVector.broadcast(F, a[ak + 1]);
             c10 = w0.fma(v, c10);
             c11 = w1.fma(v, c11);
-            v = FloatVector.broadcast(F, a[a2 + k]);
+            v = FloatVector.broadcast(F, a[ak + 2]);
             c20 = w0.fma(v, c20);
             c21 = w1.fma(v, c21);
-            v = FloatVector.broadcast(F, a[a3 + k]);
+            v = FloatVector.broadcast(F, a[ak + 3]);
             c30 = w0.fma(v, c30);
             c31 = w1.fma(v, c31);
-            v = FloatVector.broadcast(F, a[a4 + k]);
+            v = FloatVector.broadcast(F, a[ak + 4]);
             c40 = w0.fma(v, c40);
             c41 = w1.fma(v, c41);
-            v = FloatVector.broadcast(F, a[a5 + k]);
+            v = FloatVector.broadcast(F, a[ak + 5]);
             c50 = w0.fma(v, c50);
             c51 = w1.fma(v, c51);
         }
@@ -245,29 +360,25 @@ final class TiledProduct implements WorkerPool.Task {
         c51.intoArray(c, o5 + LANES);
     }
 
+
     /**
-     * {@link #kernel} for two activation rows: a tail of one or two prompt rows (a short chunk, the end
-     * of a prompt) would otherwise run the six-row tile, four or five of its rows zeros. Each output is
-     * the same chain of fused multiply-adds, so the bits are {@link #kernel}'s. Written out as
-     * {@link #kernel} is, for the same reason (a row count as a parameter would put the accumulators in an
-     * array or branches in the loop). One thread, a 2048 x 2048 Q4_0 product of 1 and 2 prompt rows: 2.55
-     * -> 2.85 and 5.4 -> 6.35 GMAC/s (session 14).
+     * {@link #kernel} for the packed tile's first two rows: a tail of one or two prompt rows (a short chunk, the
+     * end of a prompt) would otherwise run a whole tile of zeros. One thread, a 2048 x 2048 Q4_0 product of 1
+     * and 2 prompt rows: 2.55 -> 2.85 and 5.4 -> 6.35 GMAC/s against the six-row kernel (session 14).
      */
-    static void kernel2(float[] a, int aOffset, int aStride, float[] panel, int depth,
-                        float[] c, int cOffset, int cStride, boolean first) {
-        int a0 = aOffset, a1 = a0 + aStride;
+    static void kernel2(float[] a, int aOffset, float[] panel, int depth, float[] c, int cOffset, int cStride, boolean first) {
         int o0 = cOffset, o1 = o0 + cStride;
         var c00 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0);
         var c01 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0 + LANES);
         var c10 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1);
         var c11 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1 + LANES);
-        for (int k = 0; k < depth; k++) {
-            var w0 = FloatVector.fromArray(F, panel, k * WIDTH);
-            var w1 = FloatVector.fromArray(F, panel, k * WIDTH + LANES);
-            var v = FloatVector.broadcast(F, a[a0 + k]);
+        for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
+            var w0 = FloatVector.fromArray(F, panel, pk);
+            var w1 = FloatVector.fromArray(F, panel, pk + LANES);
+            var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
-            v = FloatVector.broadcast(F, a[a1 + k]);
+            v = FloatVector.broadcast(F, a[ak + 1]);
             c10 = w0.fma(v, c10);
             c11 = w1.fma(v, c11);
         }
@@ -277,12 +388,16 @@ final class TiledProduct implements WorkerPool.Task {
         c11.intoArray(c, o1 + LANES);
     }
 
+
     /** A worker's panel and its tiles for the edges. */
     private static final class Scratch {
         final float[] panel = new float[DEPTH * WIDTH];
         final float[] row = new float[DEPTH];
-        /** The last {@code batch % ROWS} prompt rows' current columns, the rest zeros. */
-        final float[] tail = new float[ROWS * DEPTH];
+        /**
+         * The prompt rows' current columns in tiles of {@link #ROWS}: tile t's value k of row i at {@code
+         * [t * ROWS * depth + k * ROWS + i]}, zeros past the batch's end.
+         */
+        private float[] rows = new float[0];
         /** A tile's sums for edges: {@code ROWS x WIDTH}. */
         final float[] tile = new float[ROWS * WIDTH];
         /** The narrow kernel's sums: {@code NARROW_ROWS} vectors. */
@@ -308,29 +423,40 @@ final class TiledProduct implements WorkerPool.Task {
             }
         }
 
-        void copyTail(float[] x, int b0, int count, int cols, int k0, int depth) {
-            for (int i = 0; i < ROWS; i++) {
-                if (i < count) {
-                    System.arraycopy(x, (b0 + i) * cols + k0, tail, i * depth, depth);
-                } else {
-                    Arrays.fill(tail, i * depth, (i + 1) * depth, 0f);
+        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of x ({@code cols} apart) into {@link #rows}, and returns it. */
+        float[] packRows(float[] x, int batch, int cols, int k0, int depth) {
+            int tiles = Math.ceilDiv(batch, ROWS);
+            if (rows.length < tiles * ROWS * depth) rows = new float[tiles * ROWS * DEPTH];
+            for (int t = 0; t < tiles; t++) {
+                int tileAt = t * ROWS * depth;
+                for (int i = 0; i < ROWS; i++) {
+                    int b = t * ROWS + i;
+                    if (b < batch) {
+                        for (int k = 0, from = b * cols + k0; k < depth; k++) rows[tileAt + k * ROWS + i] = x[from + k];
+                    } else {
+                        for (int k = 0; k < depth; k++) rows[tileAt + k * ROWS + i] = 0f;
+                    }
                 }
             }
+            return rows;
         }
 
         /**
-         * The kernel for a tile cut short by the batch's end ({@code count < ROWS}) or the matrix's
-         * ({@code width < WIDTH}): its sums go through {@link #tile}, and only the real part goes back.
+         * A tile cut short by the batch's end ({@code count < ROWS}) or the matrix's ({@code width < WIDTH}): its
+         * sums go through {@link #tile}, and only the real part goes back. The packed rows past the batch are
+         * zeros, so a kernel of fewer rows than the tile's may take it.
          */
-        void throughTile(float[] a, int aOffset, int aStride, int depth, float[] out, int b0, int count,
+        void throughTile(float[] a, int aOffset, int depth, float[] out, int b0, int count,
                          int r0, int width, int rows, boolean first) {
             if (!first) {
                 for (int i = 0; i < count; i++) System.arraycopy(out, (b0 + i) * rows + r0, tile, i * WIDTH, width);
             }
             if (count <= 2) {
-                kernel2(a, aOffset, aStride, panel, depth, tile, 0, WIDTH, first);
+                kernel2(a, aOffset, panel, depth, tile, 0, WIDTH, first);
+            } else if (count <= ROWS / 2) {
+                kernel6(a, aOffset, panel, depth, tile, 0, WIDTH, first);
             } else {
-                kernel(a, aOffset, aStride, panel, depth, tile, 0, WIDTH, first);
+                TiledProduct.tile(a, aOffset, panel, depth, tile, 0, WIDTH, first);
             }
             for (int i = 0; i < count; i++) System.arraycopy(tile, i * WIDTH, out, (b0 + i) * rows + r0, width);
         }
