@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor;
 
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -34,6 +35,7 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  */
 final class IntTiledProduct implements WorkerPool.Task {
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     /** Values per block of the kernel's sums (a scale's reach in Q4_0, a sub-block's in Q4_K). */
     static final int BLOCK = 32;
     /** Weight rows per vector: a pass of the copy. */
@@ -106,42 +108,38 @@ final class IntTiledProduct implements WorkerPool.Task {
 
     /** Panels {@code [from, to)} (weight rows {@code from * WIDTH ..}) with every activation row. */
     private void multiplyPanels(Panel s, int from, int to) {
-        short[] q = x.q;
         int block = copy.panelBlock();
-        int fullRows = batch - batch % ROWS;
-        int tailRows = batch - fullRows;
+        int tiles = Math.ceilDiv(batch, ROWS);
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = Math.min(DEPTH, cols - k0);
             int blocks = depth / block;
             int firstBlock = k0 / block;
             boolean first = k0 == 0;
-            if (tailRows > 0) s.copyTail(q, fullRows, tailRows, cols, k0, depth);
+            int[] packed = s.packRows(x.q, batch, cols, k0, depth);
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
                 s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks);
-                for (int b = 0; b < fullRows; b += ROWS) {
-                    kernel(q, b * cols + k0, cols, s.values, depth, s.sums);
-                    copy.sumsToFloats(s, firstBlock, blocks, x, b, ROWS, out, b * rows + r0, rows, width, first);
-                }
-                if (tailRows > 0) {
-                    kernel(s.tail, 0, depth, s.values, depth, s.sums);
-                    copy.sumsToFloats(s, firstBlock, blocks, x, fullRows, tailRows, out, fullRows * rows + r0, rows, width, first);
+                for (int t = 0; t < tiles; t++) {
+                    int b = t * ROWS;
+                    kernel(packed, b * depth, s.values, depth, s.sums);
+                    copy.sumsToFloats(s, firstBlock, blocks, x, b, Math.min(ROWS, batch - b), out, b * rows + r0, rows, width, first);
                 }
             }
         }
     }
 
     /**
-     * The integer sums of {@link #ROWS} activation rows ({@code a[aOffset + i * aStride + k]}) with the panel's
-     * {@link #WIDTH} rows, block by block: {@code sums[(block * ROWS + i) * WIDTH + lane]}. The sixteen
-     * accumulators are locals on purpose: they are the sixteen registers, and nothing but Vector API calls
-     * may touch them (see {@link InterleavedRows}: a helper C2 leaves out of line boxes its vectors).
+     * The integer sums of a packed tile's {@link #ROWS} activation rows ({@code a[aOffset + k * ROWS + i]}, each
+     * value twice in an int, {@link Panel#packRows}) with the panel's {@link #WIDTH} rows, block by block: {@code
+     * sums[(block * ROWS + i) * WIDTH + lane]}. The accumulators are locals on purpose: they are the registers,
+     * and nothing but Vector API calls may touch them (see {@link InterleavedRows}: a helper C2 leaves out of line
+     * boxes its vectors). Packed, the rows' values are one index off the step's (rows {@code cols} apart took an
+     * address computation each), and a 32-bit broadcast is a load alone, where a 16-bit one also takes a shuffle
+     * on a port the multiplies and adds need.
      */
-    static void kernel(short[] a, int aOffset, int aStride, short[] panel, int depth, short[] sums) {
-        int a0 = aOffset, a1 = a0 + aStride, a2 = a1 + aStride, a3 = a2 + aStride;
-        int a4 = a3 + aStride, a5 = a4 + aStride, a6 = a5 + aStride, a7 = a6 + aStride;
-        for (int k0 = 0, s = 0; k0 < depth; k0 += BLOCK, s += ROWS * WIDTH) {
+    static void kernel(int[] a, int aOffset, short[] panel, int depth, short[] sums) {
+        for (int k0 = 0, s = 0, ak = aOffset; k0 < depth; k0 += BLOCK, s += ROWS * WIDTH) {
             var c00 = ShortVector.zero(S);
             var c01 = ShortVector.zero(S);
             var c10 = ShortVector.zero(S);
@@ -158,31 +156,31 @@ final class IntTiledProduct implements WorkerPool.Task {
             var c61 = ShortVector.zero(S);
             var c70 = ShortVector.zero(S);
             var c71 = ShortVector.zero(S);
-            for (int k = k0; k < k0 + BLOCK; k++) {
+            for (int k = k0; k < k0 + BLOCK; k++, ak += ROWS) {
                 var w0 = ShortVector.fromArray(S, panel, k * WIDTH);
                 var w1 = ShortVector.fromArray(S, panel, k * WIDTH + PASS);
-                var v = ShortVector.broadcast(S, a[a0 + k]);
+                var v = (ShortVector) IntVector.broadcast(I, a[ak]).reinterpretShape(S, 0);
                 c00 = c00.lanewise(ADD, w0.lanewise(MUL, v));
                 c01 = c01.lanewise(ADD, w1.lanewise(MUL, v));
-                v = ShortVector.broadcast(S, a[a1 + k]);
+                v = (ShortVector) IntVector.broadcast(I, a[ak + 1]).reinterpretShape(S, 0);
                 c10 = c10.lanewise(ADD, w0.lanewise(MUL, v));
                 c11 = c11.lanewise(ADD, w1.lanewise(MUL, v));
-                v = ShortVector.broadcast(S, a[a2 + k]);
+                v = (ShortVector) IntVector.broadcast(I, a[ak + 2]).reinterpretShape(S, 0);
                 c20 = c20.lanewise(ADD, w0.lanewise(MUL, v));
                 c21 = c21.lanewise(ADD, w1.lanewise(MUL, v));
-                v = ShortVector.broadcast(S, a[a3 + k]);
+                v = (ShortVector) IntVector.broadcast(I, a[ak + 3]).reinterpretShape(S, 0);
                 c30 = c30.lanewise(ADD, w0.lanewise(MUL, v));
                 c31 = c31.lanewise(ADD, w1.lanewise(MUL, v));
-                v = ShortVector.broadcast(S, a[a4 + k]);
+                v = (ShortVector) IntVector.broadcast(I, a[ak + 4]).reinterpretShape(S, 0);
                 c40 = c40.lanewise(ADD, w0.lanewise(MUL, v));
                 c41 = c41.lanewise(ADD, w1.lanewise(MUL, v));
-                v = ShortVector.broadcast(S, a[a5 + k]);
+                v = (ShortVector) IntVector.broadcast(I, a[ak + 5]).reinterpretShape(S, 0);
                 c50 = c50.lanewise(ADD, w0.lanewise(MUL, v));
                 c51 = c51.lanewise(ADD, w1.lanewise(MUL, v));
-                v = ShortVector.broadcast(S, a[a6 + k]);
+                v = (ShortVector) IntVector.broadcast(I, a[ak + 6]).reinterpretShape(S, 0);
                 c60 = c60.lanewise(ADD, w0.lanewise(MUL, v));
                 c61 = c61.lanewise(ADD, w1.lanewise(MUL, v));
-                v = ShortVector.broadcast(S, a[a7 + k]);
+                v = (ShortVector) IntVector.broadcast(I, a[ak + 7]).reinterpretShape(S, 0);
                 c70 = c70.lanewise(ADD, w0.lanewise(MUL, v));
                 c71 = c71.lanewise(ADD, w1.lanewise(MUL, v));
             }
@@ -205,6 +203,7 @@ final class IntTiledProduct implements WorkerPool.Task {
         }
     }
 
+
     /**
      * A worker's panel: the decoded values, the type's scales, the kernel's sums and the batch's last rows. The
      * scales' layout is the type's ({@link ShortPanels}); there is room for two floats and two ints per 32 values
@@ -219,9 +218,12 @@ final class IntTiledProduct implements WorkerPool.Task {
         final int[] ints = new int[2 * SECOND];
         /** {@code sums[(block * ROWS + i) * WIDTH + lane]}: the kernel's sums of 32-value block {@code block} of the depth. */
         final short[] sums = new short[DEPTH / BLOCK * ROWS * WIDTH];
-        /** The last {@code batch % ROWS} activation rows' current columns; the rest of the tile's rows are not read back. */
-        final short[] tail = new short[ROWS * DEPTH];
-
+        /**
+         * The activation rows' current columns in tiles of {@link #ROWS}: tile t's value k of row i at {@code
+         * [t * ROWS * depth + k * ROWS + i]}, in both halves of the int; zeros past the batch's end (their sums are
+         * never converted).
+         */
+        private int[] rows = new int[0];
         /** Passes {@code [pass, pass + passes)} of the copy, blocks {@code [firstBlock, firstBlock + blocks)}, into the panel. */
         void pack(ShortPanels copy, int pass, int passes, int firstBlock, int blocks) {
             // a panel cut short by the matrix's end leaves the missing pass's lanes as they were: their sums are
@@ -229,9 +231,25 @@ final class IntTiledProduct implements WorkerPool.Task {
             for (int i = 0; i < passes; i++) copy.decodeShortPanel(pass + i, firstBlock, blocks, this, i * PASS);
         }
 
-        /** Rows past {@code count} keep what they held: like a missing pass's, their sums are never converted. */
-        void copyTail(short[] q, int b0, int count, int cols, int k0, int depth) {
-            for (int i = 0; i < count; i++) System.arraycopy(q, (b0 + i) * cols + k0, tail, i * depth, depth);
+        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of q ({@code cols} apart) into {@link #rows}, and returns it. */
+        int[] packRows(short[] q, int batch, int cols, int k0, int depth) {
+            int tiles = Math.ceilDiv(batch, ROWS);
+            if (rows.length < tiles * ROWS * depth) rows = new int[tiles * ROWS * DEPTH];
+            for (int t = 0; t < tiles; t++) {
+                int tileAt = t * ROWS * depth;
+                for (int i = 0; i < ROWS; i++) {
+                    int b = t * ROWS + i;
+                    if (b < batch) {
+                        for (int k = 0, from = b * cols + k0; k < depth; k++) {
+                            int v = q[from + k] & 0xFFFF;
+                            rows[tileAt + k * ROWS + i] = v << 16 | v;
+                        }
+                    } else {
+                        for (int k = 0; k < depth; k++) rows[tileAt + k * ROWS + i] = 0;
+                    }
+                }
+            }
+            return rows;
         }
     }
 }
