@@ -224,6 +224,8 @@ final class IntTiledProduct implements WorkerPool.Task {
          * never converted).
          */
         private int[] rows = new int[0];
+        /** Where a panel cut short by the matrix's end sends the floats of its missing pass, which nothing reads. */
+        final float[] spare = new float[PASS];
         /** Passes {@code [pass, pass + passes)} of the copy, blocks {@code [firstBlock, firstBlock + blocks)}, into the panel. */
         void pack(ShortPanels copy, int pass, int passes, int firstBlock, int blocks) {
             // a panel cut short by the matrix's end leaves the missing pass's lanes as they were: their sums are

@@ -338,7 +338,9 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
     /**
      * Per block and row {@code fma(sum, scale[r] * d[i], c)}, {@link #dot}'s operations (its sum, {@code sum(q * x) -
      * 8 * sum(x)}, is this {@code sum((q - 8) * x)}). A 32-bit lane of the sums holds rows j (low half) and j + 16
-     * (high half) of a pass; two shifts split them.
+     * (high half) of a pass; two shifts split them. Both passes of the panel at once: four chains of multiply-adds
+     * instead of two, since each waits on its last (a panel cut short by the matrix's end sends its second pass,
+     * never read, to {@link IntTiledProduct.Panel#spare}).
      */
     @Override
     public void sumsToFloats(IntTiledProduct.Panel panel, int firstBlock, int blockCount, Q8Activations x, int b, int count,
@@ -347,26 +349,36 @@ final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
         int rows = IntTiledProduct.ROWS;
         short[] sums = panel.sums;
         float[] scales = panel.floats;
+        boolean both = width > ROWS_PER_PASS;
+        float[] c1 = both ? c : panel.spare;
         var sixteen = IntVector.broadcast(GROUP_I, 16);
         var minusZero = FloatVector.broadcast(GROUP_F, -0f);
         for (int i = 0; i < count; i++) {
             int d = (b + i) * x.blocksPerRow + firstBlock;
-            for (int pass = 0; pass < width; pass += ROWS_PER_PASS) {
-                int o = cOffset + i * cStride + pass;
-                var low = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o);
-                var high = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o + GROUP);
-                for (int k = 0; k < blockCount; k++) {
-                    var ints = (IntVector) ShortVector.fromArray(STEP_S, sums, (k * rows + i) * stride + pass).reinterpretShape(GROUP_I, 0);
-                    var dx = FloatVector.broadcast(GROUP_F, x.d[d + k]);
-                    int at = k * stride + pass;
-                    low = ((FloatVector) ints.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
-                            .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at).lanewise(MUL, dx), low);
-                    high = ((FloatVector) ints.lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
-                            .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at + GROUP).lanewise(MUL, dx), high);
-                }
-                low.lanewise(ADD, minusZero).intoArray(c, o); // exact receivers for the stores: see InterleavedRows
-                high.lanewise(ADD, minusZero).intoArray(c, o + GROUP);
+            int o0 = cOffset + i * cStride;
+            int o1 = both ? o0 + ROWS_PER_PASS : 0;
+            var low0 = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o0);
+            var high0 = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c, o0 + GROUP);
+            var low1 = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c1, o1);
+            var high1 = first ? FloatVector.zero(GROUP_F) : FloatVector.fromArray(GROUP_F, c1, o1 + GROUP);
+            for (int k = 0; k < blockCount; k++) {
+                int at = k * stride;
+                var ints0 = (IntVector) ShortVector.fromArray(STEP_S, sums, (k * rows + i) * stride).reinterpretShape(GROUP_I, 0);
+                var ints1 = (IntVector) ShortVector.fromArray(STEP_S, sums, (k * rows + i) * stride + ROWS_PER_PASS).reinterpretShape(GROUP_I, 0);
+                var dx = FloatVector.broadcast(GROUP_F, x.d[d + k]);
+                low0 = ((FloatVector) ints0.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
+                        .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at).lanewise(MUL, dx), low0);
+                high0 = ((FloatVector) ints0.lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
+                        .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at + GROUP).lanewise(MUL, dx), high0);
+                low1 = ((FloatVector) ints1.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
+                        .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at + ROWS_PER_PASS).lanewise(MUL, dx), low1);
+                high1 = ((FloatVector) ints1.lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
+                        .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at + ROWS_PER_PASS + GROUP).lanewise(MUL, dx), high1);
             }
+            low0.lanewise(ADD, minusZero).intoArray(c, o0); // exact receivers for the stores: see InterleavedRows
+            high0.lanewise(ADD, minusZero).intoArray(c, o0 + GROUP);
+            low1.lanewise(ADD, minusZero).intoArray(c1, o1);
+            high1.lanewise(ADD, minusZero).intoArray(c1, o1 + GROUP);
         }
     }
 
