@@ -49,14 +49,14 @@ public final class WarmUp {
     /** Run as Java code or boxed, a pass of the kernels allocates hundreds of megabytes on a 1B model. */
     static final long COMPILED_PASS_BYTES = 1 << 20;
     /**
-     * Prompt tokens of the second sequence. 44 are seven tiles of six and a tail of two, so that both tile
-     * kernels of the float prompt product compile: with 16 (a tail of four, the six-row kernel), a first
-     * request whose prompt ended in a tail of one or two rows ran the two-row kernel as Java code, 0.7 GB
-     * of allocations on the 1B model (session 15). And they are a batch of at least 32 rows, so that Q4_0 and
-     * Q4_K matrices compile their integer product for many rows too ({@code IntTiledProduct}, session 25; it
-     * was 14 before).
+     * Prompt tokens of the second sequence. 38 are three tiles of twelve (six tiles of six with AVX2) and a tail
+     * of two, so that both kernels the float prompt product takes on the machine compile ({@code TiledProduct}):
+     * with 16 (a tail of four, the six-row kernel), a first request whose prompt ended in a tail of one or two
+     * rows ran the two-row kernel as Java code, 0.7 GB of allocations on the 1B model (session 15). And they
+     * are a batch of at least 32 rows, so that Q4_0 and Q4_K matrices compile their integer product for many
+     * rows too ({@code IntTiledProduct}, session 25; it was 14 before).
      */
-    static final int PROMPT = 44;
+    static final int PROMPT = 38;
     /** Tokens the prompt's sequence then generates, alone: the one-row path after a prompt. */
     static final int AFTER_PROMPT = 8;
     /**

@@ -309,7 +309,7 @@ final class TiledProduct implements WorkerPool.Task {
     }
 
 
-    /** {@link #kernel} for the packed tile's first six rows: AVX2's tile in two halves, and tails of three to six rows. */
+    /** {@link #kernel} for the packed tile's first six rows: AVX2's tile in two halves, and its tails of three to six rows. */
     static void kernel6(float[] a, int aOffset, float[] panel, int depth, float[] c, int cOffset, int cStride, boolean first) {
         int o0 = cOffset, o1 = o0 + cStride, o2 = o1 + cStride, o3 = o2 + cStride, o4 = o3 + cStride, o5 = o4 + cStride;
         var c00 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o0);
@@ -444,7 +444,10 @@ final class TiledProduct implements WorkerPool.Task {
         /**
          * A tile cut short by the batch's end ({@code count < ROWS}) or the matrix's ({@code width < WIDTH}): its
          * sums go through {@link #tile}, and only the real part goes back. The packed rows past the batch are
-         * zeros, so a kernel of fewer rows than the tile's may take it.
+         * zeros, so a kernel of fewer rows than the tile's may take it: {@link #kernel2} a tail of one or two rows,
+         * and with AVX2 {@link #kernel6} one of up to six. With AVX-512 a longer tail runs the whole tile, so that
+         * two kernels serve every batch and both compile in the engine's warm-up ({@code WarmUp.PROMPT}): a kernel
+         * first reached by a request runs as Java code until C2 has compiled it.
          */
         void throughTile(float[] a, int aOffset, int depth, float[] out, int b0, int count,
                          int r0, int width, int rows, boolean first) {
@@ -453,7 +456,7 @@ final class TiledProduct implements WorkerPool.Task {
             }
             if (count <= 2) {
                 kernel2(a, aOffset, panel, depth, tile, 0, WIDTH, first);
-            } else if (count <= ROWS / 2) {
+            } else if (!WIDE && count <= ROWS / 2) {
                 kernel6(a, aOffset, panel, depth, tile, 0, WIDTH, first);
             } else {
                 TiledProduct.tile(a, aOffset, panel, depth, tile, 0, WIDTH, first);
