@@ -21,7 +21,7 @@ import java.lang.foreign.MemorySegment;
  * at a time. Prompt tokens go through {@link TiledProduct} instead, a float GEMM over decoded panels of
  * the weights, whatever the family.
  *
- * <p>The batched kernels ({@code dot2}, {@code dot4}, and {@link TiledProduct}'s six-row kernel) must each
+ * <p>The batched kernels ({@code dot2}, {@code dot4}, and {@link TiledProduct}'s tile kernels) must each
  * compile as a unit of its own: the launcher (and the test and JMH JVMs) pass {@code -XX:CompileCommand=dontinline}
  * for them. Inlined into
  * their callers, the unit can outgrow C2's inlining node budget, and the vector values it then leaves in

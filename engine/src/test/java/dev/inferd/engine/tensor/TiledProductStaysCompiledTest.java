@@ -11,11 +11,11 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The float prompt product's six-row kernel ({@link TiledProduct#kernel}) compiles into a shape that allocates
- * nothing, whatever prompt products came first. Prompt products of two rows and then four (the two-row kernel
- * compiled first, the six-row one then reached only through a tile cut short) made C2 compile it with its fused
- * multiply-adds as the Vector API's Java code: a product of 512 rows then took 17 times as long, for the rest of
- * the process (session 25, {@code MatMulBench 2 Q8_0 2048x2048 2,4,512 prompt}). Kept out of its callers
+ * The float prompt product's tile kernel ({@link TiledProduct#kernel}, six rows then, twelve since session 29)
+ * compiles into a shape that allocates nothing, whatever prompt products came first. Prompt products of two rows
+ * and then four (the two-row kernel compiled first, the tile's then reached only through a tile cut short) made C2
+ * compile it with its fused multiply-adds as the Vector API's Java code: a product of 512 rows then took 17 times
+ * as long, for the rest of the process (session 25, {@code MatMulBench 2 Q8_0 2048x2048 2,4,512 prompt}). Kept out of its callers
  * ({@code -XX:CompileCommand=dontinline}, as the launcher and the pom's {@code jvm.flags} pass it), it compiles
  * as a unit of its own. In a JVM of its own, since what ran before decides how C2 compiles it.
  */
