@@ -203,9 +203,8 @@ final class IntTiledProduct implements WorkerPool.Task {
         }
     }
 
-
     /**
-     * A worker's panel: the decoded values, the type's scales, the kernel's sums and the batch's last rows. The
+     * A worker's panel: the decoded values, the type's scales, the kernel's sums and the packed activation rows. The
      * scales' layout is the type's ({@link ShortPanels}); there is room for two floats and two ints per 32 values
      * of each of the panel's rows.
      */
@@ -226,6 +225,7 @@ final class IntTiledProduct implements WorkerPool.Task {
         private int[] rows = new int[0];
         /** Where a panel cut short by the matrix's end sends the floats of its missing pass, which nothing reads. */
         final float[] spare = new float[PASS];
+
         /** Passes {@code [pass, pass + passes)} of the copy, blocks {@code [firstBlock, firstBlock + blocks)}, into the panel. */
         void pack(ShortPanels copy, int pass, int passes, int firstBlock, int blocks) {
             // a panel cut short by the matrix's end leaves the missing pass's lanes as they were: their sums are

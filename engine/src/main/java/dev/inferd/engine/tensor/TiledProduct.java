@@ -10,7 +10,8 @@ import java.util.Arrays;
  * decoded, {@link #DEPTH} columns at a time, into panels of {@link #WIDTH} rows laid out column by
  * column ({@code panel[k * WIDTH + i]} is row i's value k), the prompt rows are packed likewise, a tile of
  * {@link #ROWS} rows column by column, and the kernel keeps a tile of {@code ROWS} activation rows by
- * {@code WIDTH} weight rows in 24 vector registers, adding one column's outer product per step. Every
+ * {@code WIDTH} weight rows in 24 vector registers (with AVX2's 16, two calls of six rows), adding one
+ * column's outer product per step. Every
  * decoded weight then serves all the prompt rows, and each step needs two vector loads and twelve
  * broadcasts for 24 fused multiply-adds; on these machines that is about three times the per-row kernels'
  * speed for a 512-token prompt.
@@ -47,7 +48,7 @@ final class TiledProduct implements WorkerPool.Task {
     /**
      * Activation rows per tile, packed side by side ({@link Scratch#packRows}): with two accumulators each, 24 of
      * AVX-512's 32 vector registers. One thread on an Intel Xeon in L1 (session 29), 12 packed rows ran at 167-194
-     * GFLOP/s against 133-159 for six rows read in place, 0.75-0.85 of its two multiply-adds a cycle.
+     * GFLOP/s against 133-159 for six rows read in place: 0.75-0.9 of its two multiply-adds a cycle.
      */
     static final int ROWS = 12;
     /** Whether {@link #kernel}'s 24 accumulators fit the registers (AVX-512's 32; AVX2 has 16). */
