@@ -222,7 +222,7 @@ final class IntTiledProduct implements WorkerPool.Task {
          * [t * ROWS * depth + k * ROWS + i]}, in both halves of the int; zeros past the batch's end (their sums are
          * never converted).
          */
-        private int[] rows = new int[0];
+        private int[] packedRows = new int[0];
         /** Where a panel cut short by the matrix's end sends the floats of its missing pass, which nothing reads. */
         final float[] spare = new float[PASS];
 
@@ -233,10 +233,10 @@ final class IntTiledProduct implements WorkerPool.Task {
             for (int i = 0; i < passes; i++) copy.decodeShortPanel(pass + i, firstBlock, blocks, this, i * PASS);
         }
 
-        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of q ({@code cols} apart) into {@link #rows}, and returns it. */
+        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of q ({@code cols} apart) into {@link #packedRows}, and returns it. */
         int[] packRows(short[] q, int batch, int cols, int k0, int depth) {
             int tiles = Math.ceilDiv(batch, ROWS);
-            if (rows.length < tiles * ROWS * depth) rows = new int[tiles * ROWS * DEPTH];
+            if (packedRows.length < tiles * ROWS * depth) packedRows = new int[tiles * ROWS * DEPTH];
             for (int t = 0; t < tiles; t++) {
                 int tileAt = t * ROWS * depth;
                 for (int i = 0; i < ROWS; i++) {
@@ -244,14 +244,14 @@ final class IntTiledProduct implements WorkerPool.Task {
                     if (b < batch) {
                         for (int k = 0, from = b * cols + k0; k < depth; k++) {
                             int v = q[from + k] & 0xFFFF;
-                            rows[tileAt + k * ROWS + i] = v << 16 | v;
+                            packedRows[tileAt + k * ROWS + i] = v << 16 | v;
                         }
                     } else {
-                        for (int k = 0; k < depth; k++) rows[tileAt + k * ROWS + i] = 0;
+                        for (int k = 0; k < depth; k++) packedRows[tileAt + k * ROWS + i] = 0;
                     }
                 }
             }
-            return rows;
+            return packedRows;
         }
     }
 }

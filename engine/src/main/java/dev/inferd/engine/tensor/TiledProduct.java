@@ -398,7 +398,7 @@ final class TiledProduct implements WorkerPool.Task {
          * The prompt rows' current columns in tiles of {@link #ROWS}: tile t's value k of row i at {@code
          * [t * ROWS * depth + k * ROWS + i]}, zeros past the batch's end.
          */
-        private float[] rows = new float[0];
+        private float[] packedRows = new float[0];
         /** A tile's sums for edges: {@code ROWS x WIDTH}. */
         final float[] tile = new float[ROWS * WIDTH];
         /** The narrow kernel's sums: {@code NARROW_ROWS} vectors. */
@@ -424,22 +424,22 @@ final class TiledProduct implements WorkerPool.Task {
             }
         }
 
-        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of x ({@code cols} apart) into {@link #rows}, and returns it. */
+        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of x ({@code cols} apart) into {@link #packedRows}, and returns it. */
         float[] packRows(float[] x, int batch, int cols, int k0, int depth) {
             int tiles = Math.ceilDiv(batch, ROWS);
-            if (rows.length < tiles * ROWS * depth) rows = new float[tiles * ROWS * DEPTH];
+            if (packedRows.length < tiles * ROWS * depth) packedRows = new float[tiles * ROWS * DEPTH];
             for (int t = 0; t < tiles; t++) {
                 int tileAt = t * ROWS * depth;
                 for (int i = 0; i < ROWS; i++) {
                     int b = t * ROWS + i;
                     if (b < batch) {
-                        for (int k = 0, from = b * cols + k0; k < depth; k++) rows[tileAt + k * ROWS + i] = x[from + k];
+                        for (int k = 0, from = b * cols + k0; k < depth; k++) packedRows[tileAt + k * ROWS + i] = x[from + k];
                     } else {
-                        for (int k = 0; k < depth; k++) rows[tileAt + k * ROWS + i] = 0f;
+                        for (int k = 0; k < depth; k++) packedRows[tileAt + k * ROWS + i] = 0f;
                     }
                 }
             }
-            return rows;
+            return packedRows;
         }
 
         /**
