@@ -88,9 +88,9 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
             multiplyByRows(job);
             return;
         }
-        job.quantized.quantize(job.x, 0, job.batch, cols, activationBlock);
         IntTiledProduct product = job.intTiled;
-        product.start((ShortPanels) interleaved, rows, cols, job.quantized, job.batch, job.out);
+        product.start((ShortPanels) interleaved, rows, cols, job.x, job.quantized, activationBlock, job.batch, job.out);
+        run(product.packing(), product.packingTasks(), job.batch);
         run(product, product.tasks(), job.batch);
     }
 
@@ -167,11 +167,8 @@ abstract sealed class IntDotMatrix extends MappedMatrix permits Q8_0Matrix, Q4_0
      * models drift from llama.cpp's greedy tokens after a few dozen.
      */
     @Override
-    final float[] tiledActivations(Job job, int promptRows) {
-        job.quantized.quantize(job.x, 0, promptRows, cols, activationBlock);
-        float[] rounded = job.rounded(promptRows * cols);
-        job.quantized.toFloats(0, promptRows * cols, rounded);
-        return rounded;
+    final int promptRounding() {
+        return activationBlock;
     }
 
     @Override

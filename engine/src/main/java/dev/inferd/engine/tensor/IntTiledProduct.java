@@ -68,25 +68,80 @@ final class IntTiledProduct implements WorkerPool.Task {
     private ShortPanels copy;
     private int rows;
     private int cols;
+    private float[] input;
     private Q8Activations x;
     private int batch;
     private float[] out;
+    /**
+     * The quantized rows packed once a product, by {@link #packing}'s tasks, for every depth and tile: depth
+     * block j's tile t has value k of row i at {@code [j * tiles * ROWS * DEPTH + t * ROWS * depth + k * ROWS +
+     * i]} ({@code depth} the block's width), in both halves of the int; zeros past the batch's end (their sums are
+     * never converted).
+     */
+    private int[] packed = new int[0];
+    private final WorkerPool.Task packing = this::pack;
 
     /** Whether this machine's copies take this product: groups of 16 rows and 512-bit vectors. */
     static final boolean SUPPORTED = InterleavedRows.GROUP == 16 && ShortVector.SPECIES_PREFERRED.length() >= S.length();
 
-    /** Entries {@code [0, batch)} of {@code x} (quantized as the type wants) times the {@code rows x cols} matrix copied in {@code copy}, into {@code out[b * rows + r]}. */
-    void start(ShortPanels copy, int rows, int cols, Q8Activations x, int batch, float[] out) {
+    /**
+     * Rows {@code [0, batch)} of {@code input}, quantized into {@code x} in blocks of {@code block} (as the type
+     * wants) by the packing tasks, times the {@code rows x cols} matrix copied in {@code copy}, into {@code
+     * out[b * rows + r]}.
+     */
+    void start(ShortPanels copy, int rows, int cols, float[] input, Q8Activations x, int block, int batch, float[] out) {
         this.copy = copy;
         this.rows = rows;
         this.cols = cols;
+        this.input = input;
         this.x = x;
         this.batch = batch;
         this.out = out;
+        x.reserve(batch, cols, block);
+        int size = Math.ceilDiv(batch, ROWS) * ROWS * cols;
+        if (packed.length < size) packed = new int[size];
+    }
+
+    /** The tasks that quantize and pack the rows ({@link #packingTasks} of them), to run to their end before this product's. */
+    WorkerPool.Task packing() {
+        return packing;
+    }
+
+    /** A share of the tiles for each thread. */
+    int packingTasks() {
+        return Math.min(Math.ceilDiv(batch, ROWS), WorkerPool.shared().threads());
+    }
+
+    /** Packing task {@code task}: its tiles' rows quantized, then packed into {@link #packed}. */
+    private void pack(int task, int worker) {
+        int tiles = Math.ceilDiv(batch, ROWS);
+        int tasks = packingTasks();
+        int from = tiles * task / tasks, to = tiles * (task + 1) / tasks;
+        x.quantizeRows(input, from * ROWS, Math.min(batch, to * ROWS));
+        short[] q = x.q;
+        for (int k0 = 0; k0 < cols; k0 += DEPTH) {
+            int depth = Math.min(DEPTH, cols - k0);
+            int block = k0 / DEPTH * tiles * ROWS * DEPTH;
+            for (int t = from; t < to; t++) {
+                int tileAt = block + t * ROWS * depth;
+                for (int i = 0; i < ROWS; i++) {
+                    int b = t * ROWS + i;
+                    if (b < batch) {
+                        for (int k = 0, row = b * cols + k0; k < depth; k++) {
+                            int v = q[row + k] & 0xFFFF;
+                            packed[tileAt + k * ROWS + i] = v << 16 | v;
+                        }
+                    } else {
+                        for (int k = 0; k < depth; k++) packed[tileAt + k * ROWS + i] = 0;
+                    }
+                }
+            }
+        }
     }
 
     void clear() {
         copy = null;
+        input = null;
         x = null;
         out = null;
     }
@@ -115,14 +170,14 @@ final class IntTiledProduct implements WorkerPool.Task {
             int blocks = depth / block;
             int firstBlock = k0 / block;
             boolean first = k0 == 0;
-            int[] packed = s.packRows(x.q, batch, cols, k0, depth);
+            int packedAt = k0 / DEPTH * tiles * ROWS * DEPTH;
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
                 s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks);
                 for (int t = 0; t < tiles; t++) {
                     int b = t * ROWS;
-                    kernel(packed, b * depth, s.values, depth, s.sums);
+                    kernel(packed, packedAt + b * depth, s.values, depth, s.sums);
                     copy.sumsToFloats(s, firstBlock, blocks, x, b, Math.min(ROWS, batch - b), out, b * rows + r0, rows, width, first);
                 }
             }
@@ -131,7 +186,7 @@ final class IntTiledProduct implements WorkerPool.Task {
 
     /**
      * The integer sums of a packed tile's {@link #ROWS} activation rows ({@code a[aOffset + k * ROWS + i]}, each
-     * value twice in an int, {@link Panel#packRows}) with the panel's {@link #WIDTH} rows, block by block: {@code
+     * value twice in an int, {@link #packed}) with the panel's {@link #WIDTH} rows, block by block: {@code
      * sums[(block * ROWS + i) * WIDTH + lane]}. The accumulators are locals on purpose: they are the registers,
      * and nothing but Vector API calls may touch them (see {@link InterleavedRows}: a helper C2 leaves out of line
      * boxes its vectors). Packed, the rows' values are one index off the step's (rows {@code cols} apart took an
@@ -204,7 +259,7 @@ final class IntTiledProduct implements WorkerPool.Task {
     }
 
     /**
-     * A worker's panel: the decoded values, the type's scales, the kernel's sums and the packed activation rows. The
+     * A worker's panel: the decoded values, the type's scales and the kernel's sums. The
      * scales' layout is the type's ({@link ShortPanels}); there is room for two floats and two ints per 32 values
      * of each of the panel's rows.
      */
@@ -217,12 +272,6 @@ final class IntTiledProduct implements WorkerPool.Task {
         final int[] ints = new int[2 * SECOND];
         /** {@code sums[(block * ROWS + i) * WIDTH + lane]}: the kernel's sums of 32-value block {@code block} of the depth. */
         final short[] sums = new short[DEPTH / BLOCK * ROWS * WIDTH];
-        /**
-         * The activation rows' current columns in tiles of {@link #ROWS}: tile t's value k of row i at {@code
-         * [t * ROWS * depth + k * ROWS + i]}, in both halves of the int; zeros past the batch's end (their sums are
-         * never converted).
-         */
-        private int[] packedRows = new int[0];
         /** Where a panel cut short by the matrix's end sends the floats of its missing pass, which nothing reads. */
         final float[] spare = new float[PASS];
 
@@ -231,27 +280,6 @@ final class IntTiledProduct implements WorkerPool.Task {
             // a panel cut short by the matrix's end leaves the missing pass's lanes as they were: their sums are
             // computed (16-bit lanes wrap, nothing traps) and never converted
             for (int i = 0; i < passes; i++) copy.decodeShortPanel(pass + i, firstBlock, blocks, this, i * PASS);
-        }
-
-        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of q ({@code cols} apart) into {@link #packedRows}, and returns it. */
-        int[] packRows(short[] q, int batch, int cols, int k0, int depth) {
-            int tiles = Math.ceilDiv(batch, ROWS);
-            if (packedRows.length < tiles * ROWS * depth) packedRows = new int[tiles * ROWS * DEPTH];
-            for (int t = 0; t < tiles; t++) {
-                int tileAt = t * ROWS * depth;
-                for (int i = 0; i < ROWS; i++) {
-                    int b = t * ROWS + i;
-                    if (b < batch) {
-                        for (int k = 0, from = b * cols + k0; k < depth; k++) {
-                            int v = q[from + k] & 0xFFFF;
-                            packedRows[tileAt + k * ROWS + i] = v << 16 | v;
-                        }
-                    } else {
-                        for (int k = 0; k < depth; k++) packedRows[tileAt + k * ROWS + i] = 0;
-                    }
-                }
-            }
-            return packedRows;
         }
     }
 }

@@ -147,9 +147,12 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
      */
     abstract int prepare(Job job);
 
-    /** The first {@code promptRows} activation rows as the tiled product is to take them: as they are, unless a type rounds them. */
-    float[] tiledActivations(Job job, int promptRows) {
-        return job.x;
+    /**
+     * The block of {@link Q8Activations} to which the tiled product first rounds the prompt rows, or 0 where it
+     * takes them as they are.
+     */
+    int promptRounding() {
+        return 0;
     }
 
     /** Task {@code task} of {@code job.tasks}: its rows of every batch entry, into {@code job.out}. */
@@ -220,7 +223,9 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
             job.start(this, x, promptRows, batch, out);
             if (promptRows > 0) {
                 TiledProduct tiled = job.tiled;
-                tiled.start(this, tiledActivations(job, promptRows), promptRows, out);
+                int rounding = promptRounding();
+                tiled.start(this, x, promptRows, out, rounding > 0 ? job.quantized : null, rounding);
+                run(tiled.packing(), tiled.packingTasks(), promptRows);
                 run(tiled, tiled.tasks(), promptRows);
             }
             if (promptRows < batch) multiplyByRows(job);
@@ -282,8 +287,6 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
         final TiledProduct tiled = new TiledProduct();
         /** The many-row product of matrices whose roles share bits ({@link #rolesShareBits}). */
         final IntTiledProduct intTiled = new IntTiledProduct();
-        /** Prompt rows rounded for the tiled product, for types that round them. */
-        private float[] rounded = new float[0];
         MappedMatrix matrix;
         float[] x;
         float[] out;
@@ -298,11 +301,6 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
             this.first = first;
             this.batch = batch;
             this.out = out;
-        }
-
-        float[] rounded(int size) {
-            if (rounded.length < size) rounded = new float[size];
-            return rounded;
         }
 
         void clear() {

@@ -55,21 +55,35 @@ final class Q8Activations {
     int[] pairs = new int[0];
     int blocksPerRow;
     int sumsPerRow;
-    /** The values per scale of the last {@link #quantize}. */
+    /** The values per scale of the last {@link #reserve}, and its log2 (both layouts' blocks are powers of two). */
     private int block;
+    private int blockShift;
 
     /** Quantizes entries {@code [from, batch)} of {@code x}; entry b's values keep their index in q. */
     void quantize(float[] x, int from, int batch, int cols, int block) {
+        reserve(batch, cols, block);
+        quantizeRows(x, from, batch);
+    }
+
+    /**
+     * Sizes the arrays for {@code batch} entries of {@code cols} values in blocks of {@code block}, for {@link
+     * #quantizeRows} calls that may then run on several threads at once, each on its own entries.
+     */
+    void reserve(int batch, int cols, int block) {
         if (cols % block != 0) throw new IllegalArgumentException("row length " + cols + " is not a multiple of " + block);
         this.block = block;
+        this.blockShift = Integer.numberOfTrailingZeros(block);
         this.blocksPerRow = cols / block;
         this.sumsPerRow = cols / SUM_BLOCK;
         if (q.length < batch * cols) q = new short[batch * cols];
         if (d.length < batch * blocksPerRow) d = new float[batch * blocksPerRow];
         if (sums.length < batch * sumsPerRow) sums = new int[batch * sumsPerRow];
         if (pairs.length < batch * cols / 2) pairs = new int[batch * cols / 2];
-        int blocks = batch * blocksPerRow;
-        for (int k = from * blocksPerRow; k < blocks; k++) {
+    }
+
+    /** Quantizes entries {@code [from, to)} of {@code x} into the arrays sized by the last {@link #reserve}. */
+    void quantizeRows(float[] x, int from, int to) {
+        for (int k = from * blocksPerRow, end = to * blocksPerRow; k < end; k++) {
             int at = k * block;
             if (block == Q8_0) {
                 float max = absMax(x, at, block);
@@ -85,11 +99,16 @@ final class Q8Activations {
     }
 
     /**
-     * The values {@code [from, to)} as the integer kernels see them, {@code q * d}, into {@code out} at the
-     * same index. Exact for Q8_0 (fp16 scales); for Q8_K within one float rounding.
+     * Value {@code i} (entry {@code i / cols}) as the integer kernels see it, {@code q * d}: exact for Q8_0 (fp16
+     * scales); for Q8_K within one float rounding.
      */
+    float rounded(int i) {
+        return q[i] * d[i >>> blockShift];
+    }
+
+    /** {@link #rounded} for the values {@code [from, to)}, into {@code out} at the same index. */
     void toFloats(int from, int to, float[] out) {
-        for (int i = from; i < to; i++) out[i] = q[i] * d[i / block];
+        for (int i = from; i < to; i++) out[i] = rounded(i);
     }
 
     private static float absMax(float[] x, int at, int n) {

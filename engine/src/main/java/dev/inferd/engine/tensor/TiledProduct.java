@@ -46,7 +46,7 @@ final class TiledProduct implements WorkerPool.Task {
     /** Weight rows per panel: two vectors. */
     static final int WIDTH = 2 * LANES;
     /**
-     * Activation rows per tile, packed side by side ({@link Scratch#packRows}): with two accumulators each, 24 of
+     * Activation rows per tile, packed side by side ({@link #packed}): with two accumulators each, 24 of
      * AVX-512's 32 vector registers. One thread on an Intel Xeon in L1 (session 29), 12 packed rows ran at 167-194
      * GFLOP/s against 133-159 for six rows read in place: 0.75-0.9 of its two multiply-adds a cycle.
      */
@@ -69,17 +69,49 @@ final class TiledProduct implements WorkerPool.Task {
 
     private MappedMatrix matrix;
     private float[] x;
+    /** Where the prompt rows are first rounded to llama.cpp's int8 activations (the integer types), else null. */
+    private Q8Activations rounding;
     private float[] out;
     private int batch;
     /** For the narrow kernel: the prompt rows transposed, {@code columns[k * LANES + b]}, zeros past the batch. */
     private float[] columns = new float[0];
+    /**
+     * For the panels: the prompt rows packed once a product, by {@link #packing}'s tasks, for every depth and
+     * tile: depth block j's tile t has value k of row i at {@code [j * tiles * ROWS * DEPTH + t * ROWS * depth +
+     * k * ROWS + i]} ({@code depth} the block's width), zeros past the batch's end. Each task of the product then
+     * reads a depth's block, where each once packed its own copy.
+     */
+    private float[] packed = new float[0];
+    private final WorkerPool.Task packing = this::pack;
 
-    void start(MappedMatrix matrix, float[] x, int batch, float[] out) {
+    /**
+     * The product of the {@code batch} rows of x with the matrix, into out; with {@code rounding}, of the rows
+     * rounded by it to the matrix's int8 activations ({@code rounding}'s arrays are then overwritten).
+     */
+    void start(MappedMatrix matrix, float[] x, int batch, float[] out, Q8Activations rounding, int block) {
         this.matrix = matrix;
         this.x = x;
         this.batch = batch;
         this.out = out;
-        if (narrow()) transpose();
+        this.rounding = rounding;
+        if (rounding != null) rounding.reserve(batch, matrix.cols, block);
+        if (narrow()) {
+            if (rounding != null) rounding.quantizeRows(x, 0, batch); // a few rows: not worth the pool
+            transpose();
+        } else {
+            int size = Math.ceilDiv(batch, ROWS) * ROWS * matrix.cols;
+            if (packed.length < size) packed = new float[size];
+        }
+    }
+
+    /** The tasks that pack the rows ({@link #packingTasks} of them), to run to their end before this product's. */
+    WorkerPool.Task packing() {
+        return packing;
+    }
+
+    /** None for the narrow kernel, else a share of the tiles for each thread. */
+    int packingTasks() {
+        return narrow() ? 0 : Math.min(Math.ceilDiv(batch, ROWS), WorkerPool.shared().threads());
     }
 
     private boolean narrow() {
@@ -91,13 +123,46 @@ final class TiledProduct implements WorkerPool.Task {
         if (columns.length < cols * LANES) columns = new float[cols * LANES];
         Arrays.fill(columns, 0, cols * LANES, 0f);
         for (int b = 0; b < batch; b++) {
-            for (int k = 0; k < cols; k++) columns[k * LANES + b] = x[b * cols + k];
+            for (int k = 0; k < cols; k++) columns[k * LANES + b] = value(b * cols + k);
+        }
+    }
+
+    /** Value i of the rows as the product takes it. */
+    private float value(int i) {
+        return rounding != null ? rounding.rounded(i) : x[i];
+    }
+
+    /** Packing task {@code task}: its tiles' rows, quantized first where they are rounded, into {@link #packed}. */
+    private void pack(int task, int worker) {
+        int tiles = Math.ceilDiv(batch, ROWS);
+        int tasks = packingTasks();
+        int from = tiles * task / tasks, to = tiles * (task + 1) / tasks;
+        if (rounding != null) rounding.quantizeRows(x, from * ROWS, Math.min(batch, to * ROWS));
+        int cols = matrix.cols;
+        for (int k0 = 0; k0 < cols; k0 += DEPTH) {
+            int depth = Math.min(DEPTH, cols - k0);
+            int block = k0 / DEPTH * tiles * ROWS * DEPTH;
+            for (int t = from; t < to; t++) {
+                int tileAt = block + t * ROWS * depth;
+                for (int i = 0; i < ROWS; i++) {
+                    int b = t * ROWS + i;
+                    int row = b * cols + k0;
+                    if (b >= batch) {
+                        for (int k = 0; k < depth; k++) packed[tileAt + k * ROWS + i] = 0f;
+                    } else if (rounding != null) {
+                        for (int k = 0; k < depth; k++) packed[tileAt + k * ROWS + i] = rounding.rounded(row + k);
+                    } else {
+                        for (int k = 0; k < depth; k++) packed[tileAt + k * ROWS + i] = x[row + k];
+                    }
+                }
+            }
         }
     }
 
     void clear() {
         matrix = null;
         x = null;
+        rounding = null;
         out = null;
     }
 
@@ -174,7 +239,7 @@ final class TiledProduct implements WorkerPool.Task {
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = Math.min(DEPTH, cols - k0);
             boolean first = k0 == 0;
-            float[] packed = s.packRows(x, batch, cols, k0, depth);
+            int block = k0 / DEPTH * tiles * ROWS * DEPTH;
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
@@ -183,9 +248,9 @@ final class TiledProduct implements WorkerPool.Task {
                     int b = t * ROWS;
                     int count = Math.min(ROWS, batch - b);
                     if (count == ROWS && width == WIDTH) {
-                        tile(packed, b * depth, s.panel, depth, out, b * rows + r0, rows, first);
+                        tile(packed, block + b * depth, s.panel, depth, out, b * rows + r0, rows, first);
                     } else {
-                        s.throughTile(packed, b * depth, depth, out, b, count, r0, width, rows, first);
+                        s.throughTile(packed, block + b * depth, depth, out, b, count, r0, width, rows, first);
                     }
                 }
             }
@@ -394,11 +459,6 @@ final class TiledProduct implements WorkerPool.Task {
     private static final class Scratch {
         final float[] panel = new float[DEPTH * WIDTH];
         final float[] row = new float[DEPTH];
-        /**
-         * The prompt rows' current columns in tiles of {@link #ROWS}: tile t's value k of row i at {@code
-         * [t * ROWS * depth + k * ROWS + i]}, zeros past the batch's end.
-         */
-        private float[] packedRows = new float[0];
         /** A tile's sums for edges: {@code ROWS x WIDTH}. */
         final float[] tile = new float[ROWS * WIDTH];
         /** The narrow kernel's sums: {@code NARROW_ROWS} vectors. */
@@ -422,24 +482,6 @@ final class TiledProduct implements WorkerPool.Task {
             for (int i = width; i < WIDTH; i++) {
                 for (int k = 0; k < depth; k++) panel[k * WIDTH + i] = 0f;
             }
-        }
-
-        /** Packs columns {@code [k0, k0 + depth)} of the {@code batch} rows of x ({@code cols} apart) into {@link #packedRows}, and returns it. */
-        float[] packRows(float[] x, int batch, int cols, int k0, int depth) {
-            int tiles = Math.ceilDiv(batch, ROWS);
-            if (packedRows.length < tiles * ROWS * depth) packedRows = new float[tiles * ROWS * DEPTH];
-            for (int t = 0; t < tiles; t++) {
-                int tileAt = t * ROWS * depth;
-                for (int i = 0; i < ROWS; i++) {
-                    int b = t * ROWS + i;
-                    if (b < batch) {
-                        for (int k = 0, from = b * cols + k0; k < depth; k++) packedRows[tileAt + k * ROWS + i] = x[from + k];
-                    } else {
-                        for (int k = 0; k < depth; k++) packedRows[tileAt + k * ROWS + i] = 0f;
-                    }
-                }
-            }
-            return packedRows;
         }
 
         /**

@@ -189,8 +189,8 @@ class InterleavedKernelsAllocateNothingTest {
      * as part of an on-stack-replacement compile of that loop, and on some runs that compile boxed its
      * vectors until the deadline, while the kernel's own compile allocated nothing (session 15).
      */
-    static void callKernel(InterleavedRows copy, Kernel kernel, int pass, Q8Activations x, float[] out, float[] panel,
-                           int rows, int blocks) {
+    static void callKernel(InterleavedRows copy, Kernel kernel, int pass, float[] input, Q8Activations x, int activationBlock,
+                           float[] out, float[] panel, int rows, int blocks) {
         switch (kernel) {
             case ONE_ENTRY -> copy.dot(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS);
             case TWO_ENTRIES -> copy.dot2(pass, x, 0, out, pass * InterleavedRows.ROWS_PER_PASS, rows);
@@ -202,7 +202,8 @@ class InterleavedKernelsAllocateNothingTest {
                 // the whole product on this thread, a task at a time; every pass at once, so only the first
                 if (pass > 0) return;
                 ShortPanels panels = (ShortPanels) copy;
-                MANY_ROWS_PRODUCT.start(panels, rows, blocks * panels.panelBlock(), x, IntTiledProduct.ROWS, out);
+                MANY_ROWS_PRODUCT.start(panels, rows, blocks * panels.panelBlock(), input, x, activationBlock, IntTiledProduct.ROWS, out);
+                for (int task = 0; task < MANY_ROWS_PRODUCT.packingTasks(); task++) MANY_ROWS_PRODUCT.packing().run(task, 0);
                 for (int task = 0; task < MANY_ROWS_PRODUCT.tasks(); task++) MANY_ROWS_PRODUCT.run(task, 0);
             }
         }
@@ -223,7 +224,8 @@ class InterleavedKernelsAllocateNothingTest {
             var x = new Q8Activations();
             int activationBlock = ((IntDotMatrix) WeightMatrix.of(type, rows, cols, stored)).activationBlock();
             int entries = IntTiledProduct.ROWS;
-            x.quantize(QuantizerTest.randomValues(entries * cols, 3), 0, entries, cols, activationBlock);
+            float[] input = QuantizerTest.randomValues(entries * cols, 3);
+            x.quantize(input, 0, entries, cols, activationBlock);
             float[] out = new float[entries * rows];
             float[] panel = new float[cols * TiledProduct.WIDTH];
 
@@ -234,7 +236,7 @@ class InterleavedKernelsAllocateNothingTest {
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int call = 0; call < CALLS_PER_WINDOW; call++) {
                     for (int pass = 0; pass < rows / InterleavedRows.ROWS_PER_PASS; pass++) {
-                        callKernel(copy, kernel, pass, x, out, panel, rows, cols / type.blockSize());
+                        callKernel(copy, kernel, pass, input, x, activationBlock, out, panel, rows, cols / type.blockSize());
                     }
                 }
                 allocated = threads.getCurrentThreadAllocatedBytes() - before;
