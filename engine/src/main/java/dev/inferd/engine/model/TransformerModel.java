@@ -42,7 +42,7 @@ public final class TransformerModel implements Model {
     private final Scratch scratch;
     private final Logits logits;
     private final WorkerPool pool = WorkerPool.shared();
-    private final AttentionTask attentionTask = new AttentionTask();
+    private final Attention attention;
 
     public TransformerModel(GGUFFile gguf, ModelConfig config, int maxBatch, CopyStore copies) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, was " + maxBatch);
@@ -65,6 +65,7 @@ public final class TransformerModel implements Model {
         output = w.has("output.weight") ? w.matrix("output.weight", vocab, dim) : tokenEmbedding;
         rope = new Rope(config, w.optionalVector("rope_freqs.weight", config.ropeDimensionCount() / 2));
         scratch = new Scratch(config, maxBatch, rope.pairs());
+        attention = new Attention(config, pool);
         logits = new Logits(vocab);
     }
 
@@ -139,8 +140,7 @@ public final class TransformerModel implements Model {
             }
             // Every entry's keys are stored before any attends, so entries of one sequence in this
             // batch see each other (causally, by position).
-            attentionTask.prepare(batch, cache, l, s.scores(pool.threads(), cache.contextLength()));
-            pool.parallelFor(n * config.headCount(), attentionTask);
+            attention.run(batch, cache, l, n, s.entries, s.q, s.attention);
             lw.attentionOutput().multiply(s.attention, n, s.xb, prompt);
             addInPlace(s.x, s.xb, n * dim);
             rmsNorm(s.x, s.xb, n, dim, lw.ffnNorm());
@@ -162,155 +162,14 @@ public final class TransformerModel implements Model {
         return logits;
     }
 
-    /**
-     * One query head of one entry (in activation row {@code row}) against its sequence's keys and
-     * values at positions 0..pos, read through the sequence's block table (position {@code t} is slot
-     * {@code t % blockSize} of block {@code table[t / blockSize]}).
-     */
-    private void attend(Batch batch, KVCache cache, int layer, int row, int head, float[] scores) {
-        int entry = scratch.entries[row];
-        int headDim = config.headDim();
-        int kvLen = config.kvLength();
-        int last = batch.position(entry);
-        int[] table = cache.blockTable(batch.sequence(entry));
-        int blockSize = cache.blockSize();
-        float[] q = scratch.q;
-        int qOff = row * config.queryLength() + head * headDim;
-        int kvOff = (head / config.groupSize()) * headDim;
-        float scale = (float) (1.0 / Math.sqrt(headDim));
-        float max = Float.NEGATIVE_INFINITY;
-        for (int start = 0; start <= last; start += blockSize) {
-            float[] keys = cache.keyBlock(layer, table[start / blockSize]);
-            int end = Math.min(last, start + blockSize - 1);
-            int t = start;
-            if (headDim % F.length() == 0) {
-                for (; t + 3 <= end; t += 4) dot4(q, qOff, keys, (t - start) * kvLen + kvOff, kvLen, headDim, scores, t);
-            }
-            for (; t <= end; t++) scores[t] = dot(q, qOff, keys, (t - start) * kvLen + kvOff, headDim);
-            for (t = start; t <= end; t++) {
-                float score = scores[t] * scale;
-                scores[t] = score;
-                if (score > max) max = score;
-            }
-        }
-        float inv = 1f / Lanes.softmaxNumerators(scores, last + 1, max);
-        float[] out = scratch.attention;
-        int oOff = row * config.queryLength() + head * headDim;
-        for (int t = 0; t <= last; t++) scores[t] = roundToHalf(scores[t] * inv);
-        // eight vectors of the output at a time stay in registers while every value row passes by: eight
-        // independent chains of fused multiply-adds, each still over the positions in order
-        int i = 0;
-        for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) accumulateValues(cache, layer, table, blockSize, last, kvLen, kvOff + i, scores, out, oOff + i);
-        // the rest of head sizes that are not a multiple of 64, a vector and then a lane at a time
-        for (; i + F.length() <= headDim; i += F.length()) {
-            var o = FloatVector.zero(F);
-            for (int t = 0; t <= last; t++) {
-                float[] values = cache.valueBlock(layer, table[t / blockSize]);
-                o = FloatVector.fromArray(F, values, (t % blockSize) * kvLen + kvOff + i).fma(FloatVector.broadcast(F, scores[t]), o);
-            }
-            o.intoArray(out, oOff + i);
-        }
-        for (; i < headDim; i++) {
-            float o = 0f;
-            for (int t = 0; t <= last; t++) {
-                o = Math.fma(scores[t], cache.valueBlock(layer, table[t / blockSize])[(t % blockSize) * kvLen + kvOff + i], o);
-            }
-            out[oOff + i] = o;
-        }
-    }
-
-    /** {@code out[outOff ..]}: eight vectors of the weighted sum of the value rows from {@code offset}, positions 0..last. */
-    private static void accumulateValues(KVCache cache, int layer, int[] table, int blockSize, int last, int kvLen, int offset,
-                                         float[] weights, float[] out, int outOff) {
-        int n = F.length();
-        var o0 = FloatVector.zero(F);
-        var o1 = FloatVector.zero(F);
-        var o2 = FloatVector.zero(F);
-        var o3 = FloatVector.zero(F);
-        var o4 = FloatVector.zero(F);
-        var o5 = FloatVector.zero(F);
-        var o6 = FloatVector.zero(F);
-        var o7 = FloatVector.zero(F);
-        for (int start = 0; start <= last; start += blockSize) {
-            float[] values = cache.valueBlock(layer, table[start / blockSize]);
-            int end = Math.min(last, start + blockSize - 1);
-            for (int t = start; t <= end; t++) {
-                var p = FloatVector.broadcast(F, weights[t]);
-                int v = (t - start) * kvLen + offset;
-                o0 = FloatVector.fromArray(F, values, v).fma(p, o0);
-                o1 = FloatVector.fromArray(F, values, v + n).fma(p, o1);
-                o2 = FloatVector.fromArray(F, values, v + 2 * n).fma(p, o2);
-                o3 = FloatVector.fromArray(F, values, v + 3 * n).fma(p, o3);
-                o4 = FloatVector.fromArray(F, values, v + 4 * n).fma(p, o4);
-                o5 = FloatVector.fromArray(F, values, v + 5 * n).fma(p, o5);
-                o6 = FloatVector.fromArray(F, values, v + 6 * n).fma(p, o6);
-                o7 = FloatVector.fromArray(F, values, v + 7 * n).fma(p, o7);
-            }
-        }
-        o0.intoArray(out, outOff);
-        o1.intoArray(out, outOff + n);
-        o2.intoArray(out, outOff + 2 * n);
-        o3.intoArray(out, outOff + 3 * n);
-        o4.intoArray(out, outOff + 4 * n);
-        o5.intoArray(out, outOff + 5 * n);
-        o6.intoArray(out, outOff + 6 * n);
-        o7.intoArray(out, outOff + 7 * n);
-    }
-
-    /**
-     * {@link #dot} of {@code a} with four rows of {@code b}, {@code stride} apart, into {@code out[at .. at + 3]}:
-     * the same operations for each row as {@link #dot} (for {@code n} a multiple of the vector length),
-     * interleaved so that four chains of multiply-adds are in flight instead of one.
-     */
-    private static void dot4(float[] a, int aOff, float[] b, int bOff, int stride, int n, float[] out, int at) {
-        var s0 = FloatVector.zero(F);
-        var s1 = FloatVector.zero(F);
-        var s2 = FloatVector.zero(F);
-        var s3 = FloatVector.zero(F);
-        for (int i = 0; i < n; i += F.length()) {
-            var x = FloatVector.fromArray(F, a, aOff + i);
-            s0 = x.fma(FloatVector.fromArray(F, b, bOff + i), s0);
-            s1 = x.fma(FloatVector.fromArray(F, b, bOff + stride + i), s1);
-            s2 = x.fma(FloatVector.fromArray(F, b, bOff + 2 * stride + i), s2);
-            s3 = x.fma(FloatVector.fromArray(F, b, bOff + 3 * stride + i), s3);
-        }
-        out[at] = Lanes.sum(s0);
-        out[at + 1] = Lanes.sum(s1);
-        out[at + 2] = Lanes.sum(s2);
-        out[at + 3] = Lanes.sum(s3);
-    }
-
-    /** {@code a[aOff ..] . b[bOff ..]} over {@code n} floats. */
-    private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
-        int bound = F.loopBound(n);
-        int i = 0;
-        float sum = 0;
-        if (bound > 0) {
-            var acc = FloatVector.zero(F);
-            for (; i < bound; i += F.length()) acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
-            sum = Lanes.sum(acc); // fixed order: the same bits whether or not the JIT compiled this
-        }
-        for (; i < n; i++) sum += a[aOff + i] * b[bOff + i];
-        return sum;
-    }
-
-    /*
-     * Attention runs at llama.cpp's default precision: its KV cache holds F16, and ggml's CPU matmuls
-     * against F16 round the other operand (the query, the attention weights) to F16 too. Doing the
-     * same brings our log-probabilities on stories260K to within 2e-3 (chosen tokens) of llama.cpp's,
-     * where a plain F32 attention drifts several times further.
-     */
-    private static float roundToHalf(float v) {
-        return Float.float16ToFloat(Float.floatToFloat16(v));
-    }
-
+    /** The queries at the attention's precision ({@link Attention}). */
     private static void roundToHalf(float[] v, int offset, int length) {
-        for (int i = offset; i < offset + length; i++) v[i] = roundToHalf(v[i]);
+        for (int i = offset; i < offset + length; i++) v[i] = Attention.roundToHalf(v[i]);
     }
 
-    /** Copies keys or values into the cache at F16 precision (see {@link #roundToHalf(float)}). */
+    /** Copies keys or values into the cache at F16 precision ({@link Attention}). */
     private static void store(float[] src, int srcOff, float[] dst, int dstOff, int len) {
-        for (int i = 0; i < len; i++) dst[dstOff + i] = roundToHalf(src[srcOff + i]);
+        for (int i = 0; i < len; i++) dst[dstOff + i] = Attention.roundToHalf(src[srcOff + i]);
     }
 
     private void checkInputs(Batch batch, KVCache cache) {
@@ -401,27 +260,6 @@ public final class TransformerModel implements Model {
         return g.mul(FloatVector.broadcast(F, 1f).blend(e, g.compare(VectorOperators.LT, 0f))).div(e.add(1f));
     }
 
-    /** One (entry, head) of attention per pool task; a reused object, so a layer allocates no lambda. */
-    private final class AttentionTask implements WorkerPool.Task {
-        private Batch batch;
-        private KVCache cache;
-        private int layer;
-        private float[][] scores;
-
-        void prepare(Batch batch, KVCache cache, int layer, float[][] scores) {
-            this.batch = batch;
-            this.cache = cache;
-            this.layer = layer;
-            this.scores = scores;
-        }
-
-        @Override
-        public void run(int task, int worker) {
-            int heads = config.headCount();
-            attend(batch, cache, layer, task / heads, task % heads, scores[worker]);
-        }
-    }
-
     /** Activations for {@code maxBatch} entries, allocated once. */
     private static final class Scratch {
         final float[] x;         // residual stream
@@ -439,7 +277,6 @@ public final class TransformerModel implements Model {
         final float[] sin;
         final int[] cells;       // where each row's keys and values go: block * blockSize + slot
         final int[] entries;     // the batch entry in each activation row: prompt tokens first
-        private float[][] scores = new float[0][];
 
         Scratch(ModelConfig c, int maxBatch, int pairs) {
             x = new float[maxBatch * c.embeddingLength()];
@@ -465,14 +302,6 @@ public final class TransformerModel implements Model {
             int nextGenerated = prompt;
             for (int e = 0; e < batch.size(); e++) entries[batch.isPromptToken(e) ? nextPrompt++ : nextGenerated++] = e;
             return prompt;
-        }
-
-        /** Per worker, attention weights over a whole context; grows once to the largest cache used. */
-        float[][] scores(int workers, int contextLength) {
-            if (scores.length < workers || scores[0].length < contextLength) {
-                scores = new float[workers][contextLength];
-            }
-            return scores;
         }
     }
 }

@@ -1,0 +1,366 @@
+package dev.inferd.engine.model;
+
+import dev.inferd.engine.batch.Batch;
+import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.tensor.Lanes;
+import dev.inferd.engine.tensor.WorkerPool;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * A layer's attention for a batch, on the worker pool: every query head of every activation row against its
+ * sequence's keys and values at positions 0..pos, read through the sequence's block table (position {@code t} is
+ * slot {@code t % blockSize} of block {@code table[t / blockSize]}).
+ *
+ * <p>A task takes one row and up to {@link #HEADS} query heads that share a key-value head (grouped-query
+ * attention), and reads each key and value once for all of them: a head alone read them from L2 for every one of
+ * its positions and waited on its own chains of fused multiply-adds. Each head's numbers are still those of a
+ * head alone ({@link #attendOne}): its scores are the same dot products, lane for lane, its weighted sum of
+ * values the same chain per output over the positions in order, so a row's result does not depend on which heads
+ * or rows share its task.
+ *
+ * <p>Attention runs at llama.cpp's default precision: its KV cache holds F16, and ggml's CPU matmuls against F16
+ * round the other operand (the query, the attention weights) to F16 too. Doing the same brings our
+ * log-probabilities on stories260K to within 2e-3 (chosen tokens) of llama.cpp's, where a plain F32 attention
+ * drifts several times further.
+ */
+final class Attention implements WorkerPool.Task {
+    /** The scores' dot products take 8 lanes, whose sums in a fixed order ({@link Lanes#sum}) are the scores' bits. */
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+    /** The weighted sums of values: each output is one chain over the positions whatever the vector's width. */
+    private static final VectorSpecies<Float> P = FloatVector.SPECIES_PREFERRED;
+    /** Query heads a task takes together: four chains of scores a key (eight for two keys), four weights a value row. */
+    static final int HEADS = 4;
+
+    private final ModelConfig config;
+    private final WorkerPool pool;
+    /** Query heads a task takes: {@link #HEADS}, or 1 where a test compares the two paths. */
+    private final int heads;
+    /** Per worker, {@link #HEADS} arrays of attention weights over a whole context; grows once to the largest cache used. */
+    private float[][] scores = new float[0][];
+    private Batch batch;
+    private KVCache cache;
+    private int layer;
+    /** Query heads, by activation row: {@code q[row * queryLength + head * headDim ..]}. */
+    private float[] q;
+    /** The attention's output, laid out as q. */
+    private float[] out;
+    /** The batch entry in each activation row. */
+    private int[] entries;
+
+    Attention(ModelConfig config, WorkerPool pool) {
+        this(config, pool, HEADS);
+    }
+
+    /** With {@code heads} 1, every head alone: for tests, which compare the grouped heads' numbers with it. */
+    Attention(ModelConfig config, WorkerPool pool, int heads) {
+        if (heads != 1 && heads != HEADS) throw new IllegalArgumentException("a task takes 1 or " + HEADS + " heads, not " + heads);
+        this.config = config;
+        this.pool = pool;
+        this.heads = heads;
+    }
+
+    /** Layer {@code layer}'s attention for the batch's {@code rows} activation rows, from their queries q into out. */
+    void run(Batch batch, KVCache cache, int layer, int rows, int[] entries, float[] q, float[] out) {
+        int workers = pool.threads();
+        if (scores.length < workers * HEADS || scores[0].length < cache.contextLength()) {
+            scores = new float[workers * HEADS][cache.contextLength()];
+        }
+        this.batch = batch;
+        this.cache = cache;
+        this.layer = layer;
+        this.entries = entries;
+        this.q = q;
+        this.out = out;
+        try {
+            pool.parallelFor(rows * tasksPerRow(), this);
+        } finally {
+            this.batch = null;
+            this.cache = null;
+            this.q = null;
+            this.out = null;
+        }
+    }
+
+    /** Per key-value head, its query heads {@link #heads} at a time. */
+    private int tasksPerRow() {
+        return config.headCountKv() * Math.ceilDiv(config.groupSize(), heads);
+    }
+
+    @Override
+    public void run(int task, int worker) {
+        int perRow = tasksPerRow();
+        int chunks = perRow / config.headCountKv();
+        int row = task / perRow;
+        int kvHead = task % perRow / chunks;
+        int first = kvHead * config.groupSize() + task % chunks * heads;
+        int count = Math.min(heads, (kvHead + 1) * config.groupSize() - first);
+        int headDim = config.headDim();
+        if (count == HEADS && headDim % F.length() == 0 && headDim % (2 * P.length()) == 0) {
+            attendFour(row, first, worker * HEADS);
+        } else {
+            for (int h = 0; h < count; h++) attendOne(row, first + h, scores[worker * HEADS]);
+        }
+    }
+
+    /** Query heads {@code first .. first + 3} of activation row {@code row}, which share a key-value head. */
+    private void attendFour(int row, int first, int scoresAt) {
+        int entry = entries[row];
+        int headDim = config.headDim();
+        int kvLen = config.kvLength();
+        int last = batch.position(entry);
+        int[] table = cache.blockTable(batch.sequence(entry));
+        int blockSize = cache.blockSize();
+        int qOff = row * config.queryLength() + first * headDim;
+        int kvOff = (first / config.groupSize()) * headDim;
+        float[] s0 = scores[scoresAt], s1 = scores[scoresAt + 1], s2 = scores[scoresAt + 2], s3 = scores[scoresAt + 3];
+        for (int start = 0; start <= last; start += blockSize) {
+            float[] keys = cache.keyBlock(layer, table[start / blockSize]);
+            int end = Math.min(last, start + blockSize - 1);
+            int t = start;
+            for (; t + 1 <= end; t += 2) scoresTwoKeys(q, qOff, headDim, keys, (t - start) * kvLen + kvOff, kvLen, s0, s1, s2, s3, t);
+            if (t <= end) scoresOneKey(q, qOff, headDim, keys, (t - start) * kvLen + kvOff, s0, s1, s2, s3, t);
+        }
+        float scale = (float) (1.0 / Math.sqrt(headDim));
+        weights(s0, last, scale);
+        weights(s1, last, scale);
+        weights(s2, last, scale);
+        weights(s3, last, scale);
+        for (int i = 0; i < headDim; i += 2 * P.length()) {
+            accumulateFour(cache, layer, table, blockSize, last, kvLen, kvOff + i, s0, s1, s2, s3, out, qOff + i, headDim);
+        }
+    }
+
+    /** The scores {@code s[0..last]} scaled, then as attention weights: the softmax, rounded to halves. */
+    private static void weights(float[] s, int last, float scale) {
+        float max = Float.NEGATIVE_INFINITY;
+        for (int t = 0; t <= last; t++) {
+            float score = s[t] * scale;
+            s[t] = score;
+            if (score > max) max = score;
+        }
+        float inv = 1f / Lanes.softmaxNumerators(s, last + 1, max);
+        for (int t = 0; t <= last; t++) s[t] = roundToHalf(s[t] * inv);
+    }
+
+    /**
+     * Keys {@code t} and {@code t + 1} (at {@code keys[kOff ..]} and {@code stride} further) against four query heads
+     * {@code headDim} apart from {@code q[qOff]}, into {@code s0..s3[t]} and {@code [t + 1]}: per pair {@link #dot}'s
+     * chain and sum, eight chains side by side.
+     */
+    private static void scoresTwoKeys(float[] q, int qOff, int headDim, float[] keys, int kOff, int stride,
+                                      float[] s0, float[] s1, float[] s2, float[] s3, int t) {
+        int q1 = qOff + headDim, q2 = q1 + headDim, q3 = q2 + headDim, k1 = kOff + stride;
+        var a0 = FloatVector.zero(F);
+        var a1 = FloatVector.zero(F);
+        var a2 = FloatVector.zero(F);
+        var a3 = FloatVector.zero(F);
+        var b0 = FloatVector.zero(F);
+        var b1 = FloatVector.zero(F);
+        var b2 = FloatVector.zero(F);
+        var b3 = FloatVector.zero(F);
+        for (int i = 0; i < headDim; i += F.length()) {
+            var k = FloatVector.fromArray(F, keys, kOff + i);
+            var l = FloatVector.fromArray(F, keys, k1 + i);
+            var x = FloatVector.fromArray(F, q, qOff + i);
+            a0 = x.fma(k, a0);
+            b0 = x.fma(l, b0);
+            x = FloatVector.fromArray(F, q, q1 + i);
+            a1 = x.fma(k, a1);
+            b1 = x.fma(l, b1);
+            x = FloatVector.fromArray(F, q, q2 + i);
+            a2 = x.fma(k, a2);
+            b2 = x.fma(l, b2);
+            x = FloatVector.fromArray(F, q, q3 + i);
+            a3 = x.fma(k, a3);
+            b3 = x.fma(l, b3);
+        }
+        s0[t] = Lanes.sum(a0);
+        s1[t] = Lanes.sum(a1);
+        s2[t] = Lanes.sum(a2);
+        s3[t] = Lanes.sum(a3);
+        s0[t + 1] = Lanes.sum(b0);
+        s1[t + 1] = Lanes.sum(b1);
+        s2[t + 1] = Lanes.sum(b2);
+        s3[t + 1] = Lanes.sum(b3);
+    }
+
+    /** {@link #scoresTwoKeys} for key t alone. */
+    private static void scoresOneKey(float[] q, int qOff, int headDim, float[] keys, int kOff,
+                                     float[] s0, float[] s1, float[] s2, float[] s3, int t) {
+        s0[t] = dot(q, qOff, keys, kOff, headDim);
+        s1[t] = dot(q, qOff + headDim, keys, kOff, headDim);
+        s2[t] = dot(q, qOff + 2 * headDim, keys, kOff, headDim);
+        s3[t] = dot(q, qOff + 3 * headDim, keys, kOff, headDim);
+    }
+
+    /**
+     * Two vectors of each of four heads' outputs ({@code out[outOff ..]}, {@code headDim} apart): the weighted sums of
+     * the value rows from {@code offset}, positions 0..last, each output one chain of fused multiply-adds over the
+     * positions in order. Eight chains, each value vector read once for the four heads.
+     */
+    private static void accumulateFour(KVCache cache, int layer, int[] table, int blockSize, int last, int kvLen, int offset,
+                                       float[] w0, float[] w1, float[] w2, float[] w3, float[] out, int outOff, int headDim) {
+        int n = P.length();
+        var o0 = FloatVector.zero(P);
+        var o1 = FloatVector.zero(P);
+        var o2 = FloatVector.zero(P);
+        var o3 = FloatVector.zero(P);
+        var o4 = FloatVector.zero(P);
+        var o5 = FloatVector.zero(P);
+        var o6 = FloatVector.zero(P);
+        var o7 = FloatVector.zero(P);
+        for (int start = 0; start <= last; start += blockSize) {
+            float[] values = cache.valueBlock(layer, table[start / blockSize]);
+            int end = Math.min(last, start + blockSize - 1);
+            for (int t = start; t <= end; t++) {
+                int v = (t - start) * kvLen + offset;
+                var x = FloatVector.fromArray(P, values, v);
+                var y = FloatVector.fromArray(P, values, v + n);
+                var p = FloatVector.broadcast(P, w0[t]);
+                o0 = x.fma(p, o0);
+                o1 = y.fma(p, o1);
+                p = FloatVector.broadcast(P, w1[t]);
+                o2 = x.fma(p, o2);
+                o3 = y.fma(p, o3);
+                p = FloatVector.broadcast(P, w2[t]);
+                o4 = x.fma(p, o4);
+                o5 = y.fma(p, o5);
+                p = FloatVector.broadcast(P, w3[t]);
+                o6 = x.fma(p, o6);
+                o7 = y.fma(p, o7);
+            }
+        }
+        o0.intoArray(out, outOff);
+        o1.intoArray(out, outOff + n);
+        o2.intoArray(out, outOff + headDim);
+        o3.intoArray(out, outOff + headDim + n);
+        o4.intoArray(out, outOff + 2 * headDim);
+        o5.intoArray(out, outOff + 2 * headDim + n);
+        o6.intoArray(out, outOff + 3 * headDim);
+        o7.intoArray(out, outOff + 3 * headDim + n);
+    }
+
+    /** Query head {@code head} of activation row {@code row} alone: heads that no others share a task with. */
+    private void attendOne(int row, int head, float[] scores) {
+        int entry = entries[row];
+        int headDim = config.headDim();
+        int kvLen = config.kvLength();
+        int last = batch.position(entry);
+        int[] table = cache.blockTable(batch.sequence(entry));
+        int blockSize = cache.blockSize();
+        int qOff = row * config.queryLength() + head * headDim;
+        int kvOff = (head / config.groupSize()) * headDim;
+        for (int start = 0; start <= last; start += blockSize) {
+            float[] keys = cache.keyBlock(layer, table[start / blockSize]);
+            int end = Math.min(last, start + blockSize - 1);
+            int t = start;
+            if (headDim % F.length() == 0) {
+                for (; t + 3 <= end; t += 4) dot4(q, qOff, keys, (t - start) * kvLen + kvOff, kvLen, headDim, scores, t);
+            }
+            for (; t <= end; t++) scores[t] = dot(q, qOff, keys, (t - start) * kvLen + kvOff, headDim);
+        }
+        weights(scores, last, (float) (1.0 / Math.sqrt(headDim)));
+        int oOff = qOff;
+        // eight vectors of the output at a time stay in registers while every value row passes by: eight
+        // independent chains of fused multiply-adds, each still over the positions in order
+        int i = 0;
+        for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) accumulateValues(cache, layer, table, blockSize, last, kvLen, kvOff + i, scores, out, oOff + i);
+        // the rest of head sizes that are not a multiple of 64, a vector and then a lane at a time
+        for (; i + F.length() <= headDim; i += F.length()) {
+            var o = FloatVector.zero(F);
+            for (int t = 0; t <= last; t++) {
+                float[] values = cache.valueBlock(layer, table[t / blockSize]);
+                o = FloatVector.fromArray(F, values, (t % blockSize) * kvLen + kvOff + i).fma(FloatVector.broadcast(F, scores[t]), o);
+            }
+            o.intoArray(out, oOff + i);
+        }
+        for (; i < headDim; i++) {
+            float o = 0f;
+            for (int t = 0; t <= last; t++) {
+                o = Math.fma(scores[t], cache.valueBlock(layer, table[t / blockSize])[(t % blockSize) * kvLen + kvOff + i], o);
+            }
+            out[oOff + i] = o;
+        }
+    }
+
+    /** {@code out[outOff ..]}: eight vectors of the weighted sum of the value rows from {@code offset}, positions 0..last. */
+    private static void accumulateValues(KVCache cache, int layer, int[] table, int blockSize, int last, int kvLen, int offset,
+                                         float[] weights, float[] out, int outOff) {
+        int n = F.length();
+        var o0 = FloatVector.zero(F);
+        var o1 = FloatVector.zero(F);
+        var o2 = FloatVector.zero(F);
+        var o3 = FloatVector.zero(F);
+        var o4 = FloatVector.zero(F);
+        var o5 = FloatVector.zero(F);
+        var o6 = FloatVector.zero(F);
+        var o7 = FloatVector.zero(F);
+        for (int start = 0; start <= last; start += blockSize) {
+            float[] values = cache.valueBlock(layer, table[start / blockSize]);
+            int end = Math.min(last, start + blockSize - 1);
+            for (int t = start; t <= end; t++) {
+                var p = FloatVector.broadcast(F, weights[t]);
+                int v = (t - start) * kvLen + offset;
+                o0 = FloatVector.fromArray(F, values, v).fma(p, o0);
+                o1 = FloatVector.fromArray(F, values, v + n).fma(p, o1);
+                o2 = FloatVector.fromArray(F, values, v + 2 * n).fma(p, o2);
+                o3 = FloatVector.fromArray(F, values, v + 3 * n).fma(p, o3);
+                o4 = FloatVector.fromArray(F, values, v + 4 * n).fma(p, o4);
+                o5 = FloatVector.fromArray(F, values, v + 5 * n).fma(p, o5);
+                o6 = FloatVector.fromArray(F, values, v + 6 * n).fma(p, o6);
+                o7 = FloatVector.fromArray(F, values, v + 7 * n).fma(p, o7);
+            }
+        }
+        o0.intoArray(out, outOff);
+        o1.intoArray(out, outOff + n);
+        o2.intoArray(out, outOff + 2 * n);
+        o3.intoArray(out, outOff + 3 * n);
+        o4.intoArray(out, outOff + 4 * n);
+        o5.intoArray(out, outOff + 5 * n);
+        o6.intoArray(out, outOff + 6 * n);
+        o7.intoArray(out, outOff + 7 * n);
+    }
+
+    /**
+     * {@link #dot} of {@code a} with four rows of {@code b}, {@code stride} apart, into {@code out[at .. at + 3]}:
+     * the same operations for each row as {@link #dot} (for {@code n} a multiple of the vector length),
+     * interleaved so that four chains of multiply-adds are in flight instead of one.
+     */
+    private static void dot4(float[] a, int aOff, float[] b, int bOff, int stride, int n, float[] out, int at) {
+        var s0 = FloatVector.zero(F);
+        var s1 = FloatVector.zero(F);
+        var s2 = FloatVector.zero(F);
+        var s3 = FloatVector.zero(F);
+        for (int i = 0; i < n; i += F.length()) {
+            var x = FloatVector.fromArray(F, a, aOff + i);
+            s0 = x.fma(FloatVector.fromArray(F, b, bOff + i), s0);
+            s1 = x.fma(FloatVector.fromArray(F, b, bOff + stride + i), s1);
+            s2 = x.fma(FloatVector.fromArray(F, b, bOff + 2 * stride + i), s2);
+            s3 = x.fma(FloatVector.fromArray(F, b, bOff + 3 * stride + i), s3);
+        }
+        out[at] = Lanes.sum(s0);
+        out[at + 1] = Lanes.sum(s1);
+        out[at + 2] = Lanes.sum(s2);
+        out[at + 3] = Lanes.sum(s3);
+    }
+
+    /** {@code a[aOff ..] . b[bOff ..]} over {@code n} floats. */
+    private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
+        int bound = F.loopBound(n);
+        int i = 0;
+        float sum = 0;
+        if (bound > 0) {
+            var acc = FloatVector.zero(F);
+            for (; i < bound; i += F.length()) acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
+            sum = Lanes.sum(acc); // fixed order: the same bits whether or not the JIT compiled this
+        }
+        for (; i < n; i++) sum += a[aOff + i] * b[bOff + i];
+        return sum;
+    }
+
+    /** Rounded to the nearest half (F16) and back. */
+    static float roundToHalf(float v) {
+        return Float.float16ToFloat(Float.floatToFloat16(v));
+    }
+}
