@@ -5,8 +5,9 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import static jdk.incubator.vector.VectorOperators.ABS;
 import static jdk.incubator.vector.VectorOperators.ADD;
+import static jdk.incubator.vector.VectorOperators.AND;
+import static jdk.incubator.vector.VectorOperators.EQ;
 import static jdk.incubator.vector.VectorOperators.F2I;
 import static jdk.incubator.vector.VectorOperators.I2S;
 import static jdk.incubator.vector.VectorOperators.MAX;
@@ -111,19 +112,31 @@ final class Q8Activations {
         for (int i = from; i < to; i++) out[i] = rounded(i);
     }
 
+    /**
+     * The largest magnitude among {@code x[at .. at + n)}, as the largest of their bits without the sign: the bits
+     * of non-negative floats order as their values, and a NaN's lie above infinity's. A float {@code MAX} (Java's
+     * {@code Math.max}, NaN and signed zeros taken care of) took three times as long.
+     */
     private static float absMax(float[] x, int at, int n) {
-        var amax = FloatVector.zero(F8);
-        for (int i = 0; i < n; i += F8.length()) amax = amax.lanewise(MAX, FloatVector.fromArray(F8, x, at + i).lanewise(ABS));
-        return amax.reduceLanes(MAX); // exact in any order
+        var magnitude = IntVector.broadcast(I8, 0x7FFFFFFF);
+        var amax = IntVector.zero(I8);
+        for (int i = 0; i < n; i += F8.length()) {
+            amax = amax.lanewise(MAX, FloatVector.fromArray(F8, x, at + i).reinterpretAsInts().lanewise(AND, magnitude));
+        }
+        return Float.intBitsToFloat(amax.reduceLanes(MAX)); // exact in any order
     }
 
-    /** The first value of the largest magnitude. */
+    /** The first value of the largest magnitude; 0 where there are NaNs. */
     private static float signedMax(float[] x, int at, int n) {
         float amax = absMax(x, at, n);
-        for (int i = at; i < at + n; i++) {
-            if (Math.abs(x[i]) == amax) return x[i];
+        if (Float.isNaN(amax)) return 0f;
+        var magnitude = IntVector.broadcast(I8, 0x7FFFFFFF);
+        var bits = IntVector.broadcast(I8, Float.floatToRawIntBits(amax));
+        for (int i = at; i < at + n; i += F8.length()) {
+            var found = FloatVector.fromArray(F8, x, i).reinterpretAsInts().lanewise(AND, magnitude).compare(EQ, bits);
+            if (found.anyTrue()) return x[i + found.firstTrue()];
         }
-        return 0f; // NaNs: no value equals the maximum
+        return 0f; // not reached: some value has the largest magnitude
     }
 
     /**
