@@ -322,11 +322,12 @@ final class Attention implements WorkerPool.Task {
             for (; t <= end; t++) scores[t] = dot(q, qOff, keys, (t - start) * kvLen + kvOff, headDim);
         }
         weights(scores, last, (float) (1.0 / Math.sqrt(headDim)));
-        int oOff = qOff;
         // eight vectors of the output at a time stay in registers while every value row passes by: eight
-        // independent chains of fused multiply-adds, each still over the positions in order
+        // independent chains of fused multiply-adds, each still over the positions in order (out is laid out as q)
         int i = 0;
-        for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) accumulateValues(cache, layer, table, blockSize, last, kvLen, kvOff + i, scores, out, oOff + i);
+        for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) {
+            accumulateValues(cache, layer, table, blockSize, last, kvLen, kvOff + i, scores, out, qOff + i);
+        }
         // the rest of head sizes that are not a multiple of 64, a vector and then a lane at a time
         for (; i + F.length() <= headDim; i += F.length()) {
             var o = FloatVector.zero(F);
@@ -334,14 +335,14 @@ final class Attention implements WorkerPool.Task {
                 float[] values = cache.valueBlock(layer, table[t / blockSize]);
                 o = FloatVector.fromArray(F, values, (t % blockSize) * kvLen + kvOff + i).fma(FloatVector.broadcast(F, scores[t]), o);
             }
-            o.intoArray(out, oOff + i);
+            o.intoArray(out, qOff + i);
         }
         for (; i < headDim; i++) {
             float o = 0f;
             for (int t = 0; t <= last; t++) {
                 o = Math.fma(scores[t], cache.valueBlock(layer, table[t / blockSize])[(t % blockSize) * kvLen + kvOff + i], o);
             }
-            out[oOff + i] = o;
+            out[qOff + i] = o;
         }
     }
 
