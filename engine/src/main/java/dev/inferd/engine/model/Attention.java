@@ -31,7 +31,7 @@ final class Attention implements WorkerPool.Task {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
     /** The weighted sums of values: each output is one chain over the positions whatever the vector's width. */
     private static final VectorSpecies<Float> P = FloatVector.SPECIES_PREFERRED;
-    /** Query heads a task takes together: four chains of scores a key (eight for two keys), four weights a value row. */
+    /** Query heads a task takes together, each key and value row read once for them. */
     static final int HEADS = 4;
 
     private final ModelConfig config;
