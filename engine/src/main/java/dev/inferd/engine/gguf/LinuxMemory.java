@@ -14,7 +14,7 @@ import java.util.Locale;
 
 /**
  * The Linux memory calls the engine makes through the foreign linker ({@code open}, {@code close},
- * {@code mmap}, {@code munmap}, {@code madvise}), with Linux's constants; on another system, or without
+ * {@code mmap}, {@code munmap}, {@code madvise}, {@code mremap}), with Linux's constants; on another system, or without
  * native access, each reports failure and the callers fall back to what the JDK offers.
  */
 public final class LinuxMemory {
@@ -28,8 +28,14 @@ public final class LinuxMemory {
     /** {@code madvise}: let the range's pages go; a private mapping's read again from its file. */
     public static final int DONT_NEED = 4;
 
+    private static final int PROT_NONE = 0;
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_PRIVATE = 0x02;
+    private static final int MAP_FIXED = 0x10;
+    private static final int MREMAP_MAYMOVE_FIXED = 0x1 | 0x2;
+    /** A transparent huge page: mappings start on one so that their huge pages can move whole ({@link #replaceWithHugePages}). */
+    private static final long HUGE_PAGE = 2L << 20;
+    private static final long PAGE = 4096;
     private static final int MAP_PRIVATE_ANONYMOUS = MAP_PRIVATE | 0x20;
     private static final int O_RDONLY_CLOEXEC = 0x80000; // O_RDONLY is 0
     private static final long MAP_FAILED = -1L;
@@ -40,9 +46,10 @@ public final class LinuxMemory {
     private static final MethodHandle MADVISE;
     private static final MethodHandle OPEN;
     private static final MethodHandle CLOSE;
+    private static final MethodHandle MREMAP;
 
     static {
-        MethodHandle mmap = null, munmap = null, madvise = null, open = null, close = null;
+        MethodHandle mmap = null, munmap = null, madvise = null, open = null, close = null, mremap = null;
         if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
             try {
                 Linker linker = Linker.nativeLinker();
@@ -59,8 +66,12 @@ public final class LinuxMemory {
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT), Linker.Option.firstVariadicArg(2));
                 close = linker.downcallHandle(lookup.find("close").orElseThrow(),
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+                // mremap(2) is variadic: the new address is its fifth argument
+                mremap = linker.downcallHandle(lookup.find("mremap").orElseThrow(), FunctionDescriptor.of(ValueLayout.ADDRESS,
+                        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
+                        Linker.Option.firstVariadicArg(4));
             } catch (RuntimeException | LinkageError e) {
-                mmap = munmap = madvise = open = close = null; // no native access
+                mmap = munmap = madvise = open = close = mremap = null; // no native access
             }
         }
         MMAP = mmap;
@@ -68,6 +79,7 @@ public final class LinuxMemory {
         MADVISE = madvise;
         OPEN = open;
         CLOSE = close;
+        MREMAP = mremap;
     }
 
     private LinuxMemory() {
@@ -96,11 +108,75 @@ public final class LinuxMemory {
             int fd = (int) OPEN.invokeExact(arena.allocateFrom(file.toString()), O_RDONLY_CLOEXEC);
             if (fd < 0) return 0;
             try {
-                var at = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, bytes, PROT_READ_WRITE, MAP_PRIVATE, fd, 0L);
-                return at.address() == MAP_FAILED ? 0 : at.address();
+                // on a huge page's boundary, so that replaceWithHugePages can move huge pages there whole
+                long at = reserveAligned(bytes);
+                if (at == 0) return 0;
+                var mapped = (MemorySegment) MMAP.invokeExact(MemorySegment.ofAddress(at), bytes, PROT_READ_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0L);
+                if (mapped.address() == MAP_FAILED) {
+                    unmap(at, bytes);
+                    return 0;
+                }
+                return at;
             } finally {
                 int unused = (int) CLOSE.invokeExact(fd); // the mapping keeps the file
             }
+        } catch (Throwable e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Gives the {@code bytes} mapped at {@code address} by {@link #mapPrivate} anonymous memory of their own in
+     * transparent huge pages, with the same contents: fresh memory is advised to huge pages, filled from the range and
+     * moved over it ({@code mremap}, which replaces the file's mapping at once, so that threads reading the range
+     * meet the same bytes throughout). Returns false, the range as it was, where any step fails. Why: {@link
+     * #POPULATE_WRITE} on the file's mapping gives every page its own copy, but in 4 KB pages, the only kind a file's
+     * private mapping has; decoding read them 18% slower than the same copies in huge pages (session 30, a 1B Q4_0 on
+     * an Intel Xeon: 20.7-21.5 against 25.3-26.0 tokens a second), the misses in the address translation's cache.
+     */
+    public static boolean replaceWithHugePages(long address, long bytes) {
+        if (MREMAP == null || address % HUGE_PAGE != 0) return false;
+        long length = (bytes + PAGE - 1) / PAGE * PAGE;
+        long fresh = reserveAligned(length);
+        if (fresh == 0) return false;
+        try {
+            var anonymous = (MemorySegment) MMAP.invokeExact(MemorySegment.ofAddress(fresh), length, PROT_READ_WRITE,
+                    MAP_PRIVATE_ANONYMOUS | MAP_FIXED, -1, 0L);
+            if (anonymous.address() == MAP_FAILED) {
+                unmap(fresh, length);
+                return false;
+            }
+            advise(fresh, length, HUGE_PAGES);
+            advise(fresh, length, POPULATE_WRITE);
+            MemorySegment.copy(MemorySegment.ofAddress(address).reinterpret(bytes), 0, MemorySegment.ofAddress(fresh).reinterpret(bytes), 0, bytes);
+            var moved = (MemorySegment) MREMAP.invokeExact(MemorySegment.ofAddress(fresh), length, length, MREMAP_MAYMOVE_FIXED,
+                    MemorySegment.ofAddress(address));
+            if (moved.address() != address) {
+                unmap(fresh, length);
+                return false;
+            }
+            return true;
+        } catch (Throwable e) {
+            unmap(fresh, length);
+            return false;
+        }
+    }
+
+    /**
+     * The address of {@code bytes} of address space starting on a huge page's boundary, reserved (no access) for a
+     * fixed mapping over it, or 0: a reservation one huge page longer, its ends past the boundaries given back.
+     */
+    private static long reserveAligned(long bytes) {
+        try {
+            long length = (bytes + PAGE - 1) / PAGE * PAGE;
+            var reserved = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, length + HUGE_PAGE, PROT_NONE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
+            long start = reserved.address();
+            if (start == MAP_FAILED) return 0;
+            long aligned = (start + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+            if (aligned > start) unmap(start, aligned - start);
+            long end = start + length + HUGE_PAGE;
+            if (end > aligned + length) unmap(aligned + length, end - aligned - length);
+            return aligned;
         } catch (Throwable e) {
             return 0;
         }

@@ -1,13 +1,43 @@
 package dev.inferd.engine.gguf;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** What the copy cache reads before it moves copies into memory: the memory the system has available. */
+/**
+ * What the copy cache reads before it moves copies into memory, the memory the system has available, and the move
+ * itself: a private mapping of a file replaced by anonymous memory with its bytes, at the same address.
+ */
 class LinuxMemoryTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aPrivateMappingReplacedByHugePagesKeepsItsAddressAndBytesAndLeavesTheFile() throws IOException {
+        assumeTrue(System.getProperty("os.name").startsWith("Linux"), "mapping privately needs Linux's mmap");
+        byte[] bytes = new byte[(5 << 20) + 12345]; // two huge pages and a part, and a part of a page
+        new Random(3).nextBytes(bytes);
+        Path file = Files.write(dir.resolve("copies"), bytes);
+        long address = LinuxMemory.mapPrivate(file, bytes.length);
+        assertThat(address).isNotZero();
+        assertThat(address % (2 << 20)).as("on a huge page's boundary").isZero();
+        var view = LinuxMemory.view(address, bytes.length, Arena.ofAuto());
+
+        assertThat(LinuxMemory.replaceWithHugePages(address, bytes.length)).isTrue();
+        Files.write(file, new byte[bytes.length]); // the file zeroed: a mapping of it would now read zeros
+
+        assertThat(view.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(bytes);
+    }
 
     @Test
     void availableBytesComeFromMemAvailableInKilobytes() {
