@@ -121,9 +121,9 @@ final class IntTiledProduct implements WorkerPool.Task {
         short[] q = x.q;
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = Math.min(DEPTH, cols - k0);
-            int block = k0 / DEPTH * tiles * ROWS * DEPTH;
+            int slice = sliceAt(k0);
             for (int t = from; t < to; t++) {
-                int tileAt = block + t * ROWS * depth;
+                int tileAt = slice + t * ROWS * depth;
                 for (int i = 0; i < ROWS; i++) {
                     int b = t * ROWS + i;
                     if (b < batch) {
@@ -137,6 +137,11 @@ final class IntTiledProduct implements WorkerPool.Task {
                 }
             }
         }
+    }
+
+    /** Where the slice of {@link #packed} for the depth block from column {@code k0} starts: the tiles of every depth before it. */
+    private int sliceAt(int k0) {
+        return k0 / DEPTH * Math.ceilDiv(batch, ROWS) * ROWS * DEPTH;
     }
 
     void clear() {
@@ -170,14 +175,14 @@ final class IntTiledProduct implements WorkerPool.Task {
             int blocks = depth / block;
             int firstBlock = k0 / block;
             boolean first = k0 == 0;
-            int packedAt = k0 / DEPTH * tiles * ROWS * DEPTH;
+            int slice = sliceAt(k0);
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
                 s.pack(copy, r0 / PASS, width / PASS, firstBlock, blocks);
                 for (int t = 0; t < tiles; t++) {
                     int b = t * ROWS;
-                    kernel(packed, packedAt + b * depth, s.values, depth, s.sums);
+                    kernel(packed, slice + b * depth, s.values, depth, s.sums);
                     copy.sumsToFloats(s, firstBlock, blocks, x, b, Math.min(ROWS, batch - b), out, b * rows + r0, rows, width, first);
                 }
             }

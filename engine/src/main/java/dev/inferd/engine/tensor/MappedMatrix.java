@@ -223,8 +223,7 @@ abstract sealed class MappedMatrix implements WeightMatrix permits FloatDotMatri
             job.start(this, x, promptRows, batch, out);
             if (promptRows > 0) {
                 TiledProduct tiled = job.tiled;
-                int rounding = promptRounding();
-                tiled.start(this, x, promptRows, out, rounding > 0 ? job.quantized : null, rounding);
+                tiled.start(this, x, promptRows, out, job.quantized, promptRounding());
                 run(tiled.packing(), tiled.packingTasks(), promptRows);
                 run(tiled, tiled.tasks(), promptRows);
             }

@@ -107,11 +107,6 @@ final class Q8Activations {
         return q[i] * d[i >>> blockShift];
     }
 
-    /** {@link #rounded} for the values {@code [from, to)}, into {@code out} at the same index. */
-    void toFloats(int from, int to, float[] out) {
-        for (int i = from; i < to; i++) out[i] = rounded(i);
-    }
-
     /**
      * The largest magnitude among {@code x[at .. at + n)}, as the largest of their bits without the sign: the bits
      * of non-negative floats order as their values, and a NaN's lie above infinity's. A float {@code MAX} (Java's

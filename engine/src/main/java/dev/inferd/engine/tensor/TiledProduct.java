@@ -85,15 +85,16 @@ final class TiledProduct implements WorkerPool.Task {
     private final WorkerPool.Task packing = this::pack;
 
     /**
-     * The product of the {@code batch} rows of x with the matrix, into out; with {@code rounding}, of the rows
-     * rounded by it to the matrix's int8 activations ({@code rounding}'s arrays are then overwritten).
+     * The product of the {@code batch} rows of x with the matrix, into out; with a rounding {@code block} (not 0),
+     * of the rows first rounded to the matrix's int8 activations in {@code quantized}, whose arrays are then
+     * overwritten ({@link MappedMatrix#promptRounding}).
      */
-    void start(MappedMatrix matrix, float[] x, int batch, float[] out, Q8Activations rounding, int block) {
+    void start(MappedMatrix matrix, float[] x, int batch, float[] out, Q8Activations quantized, int block) {
         this.matrix = matrix;
         this.x = x;
         this.batch = batch;
         this.out = out;
-        this.rounding = rounding;
+        this.rounding = block > 0 ? quantized : null;
         if (rounding != null) rounding.reserve(batch, matrix.cols, block);
         if (narrow()) {
             if (rounding != null) rounding.quantizeRows(x, 0, batch); // a few rows: not worth the pool
@@ -141,9 +142,9 @@ final class TiledProduct implements WorkerPool.Task {
         int cols = matrix.cols;
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = Math.min(DEPTH, cols - k0);
-            int block = k0 / DEPTH * tiles * ROWS * DEPTH;
+            int slice = sliceAt(k0);
             for (int t = from; t < to; t++) {
-                int tileAt = block + t * ROWS * depth;
+                int tileAt = slice + t * ROWS * depth;
                 for (int i = 0; i < ROWS; i++) {
                     int b = t * ROWS + i;
                     int row = b * cols + k0;
@@ -157,6 +158,11 @@ final class TiledProduct implements WorkerPool.Task {
                 }
             }
         }
+    }
+
+    /** Where the slice of {@link #packed} for the depth block from column {@code k0} starts: the tiles of every depth before it. */
+    private int sliceAt(int k0) {
+        return k0 / DEPTH * Math.ceilDiv(batch, ROWS) * ROWS * DEPTH;
     }
 
     void clear() {
@@ -239,7 +245,7 @@ final class TiledProduct implements WorkerPool.Task {
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = Math.min(DEPTH, cols - k0);
             boolean first = k0 == 0;
-            int block = k0 / DEPTH * tiles * ROWS * DEPTH;
+            int slice = sliceAt(k0);
             for (int p = from; p < to; p++) {
                 int r0 = p * WIDTH;
                 int width = Math.min(WIDTH, rows - r0);
@@ -248,9 +254,9 @@ final class TiledProduct implements WorkerPool.Task {
                     int b = t * ROWS;
                     int count = Math.min(ROWS, batch - b);
                     if (count == ROWS && width == WIDTH) {
-                        tile(packed, block + b * depth, s.panel, depth, out, b * rows + r0, rows, first);
+                        tile(packed, slice + b * depth, s.panel, depth, out, b * rows + r0, rows, first);
                     } else {
-                        s.throughTile(packed, block + b * depth, depth, out, b, count, r0, width, rows, first);
+                        s.throughTile(packed, slice + b * depth, depth, out, b, count, r0, width, rows, first);
                     }
                 }
             }

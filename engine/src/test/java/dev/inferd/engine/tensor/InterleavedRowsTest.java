@@ -129,7 +129,7 @@ class InterleavedRowsTest {
             var rounded = new Q8Activations();
             rounded.quantize(x, 0, batch, cols, m.activationBlock());
             float[] xq = new float[batch * cols];
-            rounded.toFloats(0, xq.length, xq);
+            for (int i = 0; i < xq.length; i++) xq[i] = rounded.rounded(i);
             float[] w = Quantizer.dequantize(type, bytes, rows * cols);
             for (int b = 0; b < batch; b++) {
                 for (int r = 0; r < rows; r++) {
