@@ -139,6 +139,13 @@ public final class TransformerModel implements Model {
                 store(s.k, i * kvLen, cache.keyBlock(l, block), at, kvLen);
                 store(s.v, i * kvLen, cache.valueBlock(l, block), at, kvLen);
             }
+            if (l == layers.length - 1) {
+                // Past the last layer's keys and values only the rows that give logits matter: the
+                // others (a prompt's tokens but its last) skip its attention and feed-forward.
+                n = s.keepLogitRows(batch, n, prompt, qLen, dim);
+                prompt = s.keptPrompt;
+                if (n == 0) break;
+            }
             // Every entry's keys are stored before any attends, so entries of one sequence in this
             // batch see each other (causally, by position).
             attention.run(batch, cache, l, n, s.entries, s.q, s.attention);
@@ -150,7 +157,7 @@ public final class TransformerModel implements Model {
             lw.ffnDown().multiply(s.gate, n, s.xb, prompt);
             addInPlace(s.x, s.xb, n * dim);
         }
-        for (int e = 0; e < n; e++) cache.markWritten(batch.sequence(e), batch.position(e));
+        for (int e = 0; e < batch.size(); e++) cache.markWritten(batch.sequence(e), batch.position(e));
         int rows = batch.logitsCount();
         logits.resize(rows);
         for (int i = 0; i < n; i++) {
@@ -327,6 +334,30 @@ public final class TransformerModel implements Model {
             sin = new float[maxBatch * pairs];
             cells = new int[maxBatch];
             entries = new int[maxBatch];
+        }
+
+        /** How many of the rows {@link #keepLogitRows} kept are prompt tokens. */
+        int keptPrompt;
+
+        /**
+         * Moves the rows whose entries give logits, their queries and residuals, to the front in their order and
+         * returns how many there are; {@link #keptPrompt} says how many of them are prompt tokens. A row's role
+         * stays, so each path's products give it the bits they gave it among all the rows.
+         */
+        int keepLogitRows(Batch batch, int rows, int prompt, int qLen, int dim) {
+            int kept = 0;
+            keptPrompt = 0;
+            for (int i = 0; i < rows; i++) {
+                if (batch.logitsRow(entries[i]) < 0) continue;
+                if (kept != i) {
+                    entries[kept] = entries[i];
+                    System.arraycopy(q, i * qLen, q, kept * qLen, qLen);
+                    System.arraycopy(x, i * dim, x, kept * dim, dim);
+                }
+                if (i < prompt) keptPrompt++;
+                kept++;
+            }
+            return kept;
         }
 
         /** Fills {@link #entries}: the prompt tokens in batch order, then the generated ones; returns how many are prompt tokens. */

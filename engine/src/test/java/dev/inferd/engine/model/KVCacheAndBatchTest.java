@@ -88,6 +88,36 @@ class KVCacheAndBatchTest {
         assertThat(logits.row(prefillRow)).containsExactly(prefillAlone);
     }
 
+    /**
+     * The last layer runs only the rows that give logits: a prompt whose every token asks for logits gives each
+     * token the bits it gets as the last of a prompt that ends there, and a chunk that asks for none leaves the
+     * cache as a prompt that asks for its last.
+     */
+    @Test
+    void rowsWithoutLogitsSkipTheLastLayerAndChangeNothing() {
+        var next = new Batch(1);
+        next.add(0, PROMPT.length, 99, true);
+        KVCache lastOnly = model.newKVCache(1, 64);
+        float[] lastLogits = model.forward(Batch.ofPrompt(0, 0, PROMPT), lastOnly).row(0);
+        float[] nextLogits = model.forward(next, lastOnly).row(0);
+
+        KVCache every = model.newKVCache(1, 64);
+        var all = new Batch(16);
+        for (int i = 0; i < PROMPT.length; i++) all.add(0, i, PROMPT[i], true, true);
+        Logits everyRow = model.forward(all, every);
+        assertThat(everyRow.rows()).isEqualTo(PROMPT.length);
+        assertThat(everyRow.row(PROMPT.length - 1)).containsExactly(lastLogits);
+        KVCache shorter = model.newKVCache(1, 64);
+        assertThat(everyRow.row(2)).containsExactly(model.forward(Batch.ofPrompt(0, 0, java.util.Arrays.copyOf(PROMPT, 3)), shorter).row(0));
+        assertThat(model.forward(next, every).row(0)).containsExactly(nextLogits);
+
+        KVCache none = model.newKVCache(1, 64);
+        var noLogits = new Batch(16);
+        for (int i = 0; i < PROMPT.length; i++) noLogits.add(0, i, PROMPT[i], false, true);
+        assertThat(model.forward(noLogits, none).rows()).isZero();
+        assertThat(model.forward(next, none).row(0)).containsExactly(nextLogits);
+    }
+
     @Test
     void prefillInOneBatchEqualsTokenByToken() {
         KVCache a = model.newKVCache(1, 64);
