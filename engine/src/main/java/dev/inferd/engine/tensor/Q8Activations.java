@@ -13,7 +13,6 @@ import static jdk.incubator.vector.VectorOperators.I2S;
 import static jdk.incubator.vector.VectorOperators.MAX;
 import static jdk.incubator.vector.VectorOperators.MIN;
 import static jdk.incubator.vector.VectorOperators.MUL;
-import static jdk.incubator.vector.VectorOperators.S2F;
 import static jdk.incubator.vector.VectorOperators.SUB;
 
 /**
@@ -41,7 +40,6 @@ final class Q8Activations {
     /** Values per entry of {@link #sums}. */
     static final int SUM_BLOCK = 32;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
-    private static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     private static final VectorSpecies<Short> S8 = ShortVector.SPECIES_128;
     private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
@@ -107,17 +105,6 @@ final class Q8Activations {
      */
     float rounded(int i) {
         return q[i] * d[i >>> blockShift];
-    }
-
-    /**
-     * Values {@code [from, from + n)} as {@link #rounded} gives them, into {@code out[0 .. n)}, a vector at a time;
-     * {@code from} and {@code n} multiples of 16.
-     */
-    void rounded(int from, int n, float[] out) {
-        for (int i = 0; i < n; i += F16.length()) {
-            var scale = FloatVector.broadcast(F16, d[(from + i) >>> blockShift]);
-            ((FloatVector) ShortVector.fromArray(S16, q, from + i).convertShape(S2F, F16, 0)).lanewise(MUL, scale).intoArray(out, i);
-        }
     }
 
     /**

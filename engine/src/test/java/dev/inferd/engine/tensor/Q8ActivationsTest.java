@@ -50,21 +50,4 @@ class Q8ActivationsTest {
         assertThat(q.d[0]).isZero();
         assertThat(q.q[0]).isZero();
     }
-
-    @Test
-    void roundedRunsAreTheRoundedValuesOneByOne() {
-        var random = new java.util.Random(3);
-        for (int block : new int[] {Q8Activations.Q8_0, Q8Activations.Q8_K}) {
-            float[] x = new float[2 * 512];
-            for (int i = 0; i < x.length; i++) x[i] = (float) random.nextGaussian() * (1 + i / 97);
-            var q = new Q8Activations();
-            q.quantize(x, 0, 2, 512, block);
-            float[] run = new float[256];
-            q.rounded(512 + 256, 256, run);
-            for (int i = 0; i < run.length; i++) {
-                assertThat(run[i]).as("block %d, value %d", block, i).isEqualTo(q.rounded(512 + 256 + i));
-            }
-            assertThat(run).as("not all zero").isNotEqualTo(new float[256]);
-        }
-    }
 }
