@@ -118,6 +118,36 @@ class KVCacheAndBatchTest {
         assertThat(model.forward(next, none).row(0)).containsExactly(nextLogits);
     }
 
+    /**
+     * A prompt of many rows shares its rows' own work (norms, residuals, biases, positions, the cache's stores) out
+     * to the pool threads, one of a few rows keeps it on the calling thread: in one batch or in chunks of a few, the
+     * same bits, with and without biases (qwen2).
+     */
+    @Test
+    void aLongPromptInOneBatchOrInSmallChunksGivesTheSameBits() throws Exception {
+        int[] prompt = new int[40];
+        for (int i = 0; i < prompt.length; i++) prompt[i] = 3 + (i * 37) % 700;
+        assertSameBitsInOneBatchOrChunks(Model.load(gguf, 64), prompt);
+        try (GGUFFile qwen = GGUFFile.open(SyntheticModels.write(SyntheticModels.smallQwen2(GGMLType.F32), dir.resolve("q.gguf")))) {
+            assertSameBitsInOneBatchOrChunks(Model.load(qwen, 64), prompt);
+        }
+    }
+
+    private static void assertSameBitsInOneBatchOrChunks(Model m, int[] prompt) {
+        KVCache whole = m.newKVCache(1, 64);
+        float[] inOneBatch = m.forward(Batch.ofPrompt(0, 0, prompt), whole).row(0);
+        KVCache chunked = m.newKVCache(1, 64);
+        float[] inChunks = null;
+        for (int from = 0; from < prompt.length; from += 5) {
+            int[] chunk = java.util.Arrays.copyOfRange(prompt, from, Math.min(prompt.length, from + 5));
+            inChunks = m.forward(Batch.ofPrompt(0, from, chunk), chunked).row(0);
+        }
+        assertThat(inChunks).containsExactly(inOneBatch);
+        var next = new Batch(1);
+        next.add(0, prompt.length, 99, true);
+        assertThat(m.forward(next, chunked).row(0)).containsExactly(m.forward(next, whole).row(0));
+    }
+
     @Test
     void prefillInOneBatchEqualsTokenByToken() {
         KVCache a = model.newKVCache(1, 64);
