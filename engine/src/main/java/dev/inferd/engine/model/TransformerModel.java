@@ -297,7 +297,10 @@ public final class TransformerModel implements Model {
         static final int FEED_FORWARD_INPUT = 2;
         /** The feed-forward's output added to the residual. */
         static final int RESIDUAL = 3;
-        /** Rows from which a batch is shared out: below, the pool's hand-off costs more than the rows' work. */
+        /**
+         * Rows from which a batch is shared out: a row's work here is about a microsecond on the 1B, a hand-off to the
+         * pool several, so a few generated tokens' rows stay on the calling thread (a judgement, not a measurement).
+         */
         private static final int SHARED_FROM = 16;
 
         private int step;
