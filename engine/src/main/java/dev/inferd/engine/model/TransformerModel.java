@@ -43,7 +43,6 @@ public final class TransformerModel implements Model {
     private final Logits logits;
     private final WorkerPool pool = WorkerPool.shared();
     private final Attention attention;
-    private final Swiglu swiglu = new Swiglu();
     private final RowWork rowWork = new RowWork();
 
     public TransformerModel(GGUFFile gguf, ModelConfig config, int maxBatch, CopyStore copies) {
@@ -140,7 +139,7 @@ public final class TransformerModel implements Model {
             lw.attentionOutput().multiply(s.attention, n, s.xb, prompt);
             rowWork.run(RowWork.FEED_FORWARD_INPUT, lw, n, cache, l);
             WeightMatrix.multiplyEach(gateUp[l], s.xb, n, s.gateUp, prompt);
-            swiglu.run(s.gate, s.up, n);
+            rowWork.run(RowWork.SWIGLU, lw, n, cache, l);
             lw.ffnDown().multiply(s.gate, n, s.xb, prompt);
             rowWork.run(RowWork.RESIDUAL, lw, n, cache, l);
         }
@@ -248,45 +247,12 @@ public final class TransformerModel implements Model {
     }
 
     /**
-     * {@link #swiglu} over a batch's rows, a share of them per pool thread: on the calling thread alone it took 2%
-     * of a 512-token prompt while the other threads waited (session 30). A reused object, so a layer allocates nothing.
-     */
-    private final class Swiglu implements WorkerPool.Task {
-        private float[] gate;
-        private float[] up;
-        private int rows;
-
-        void run(float[] gate, float[] up, int rows) {
-            int tasks = Math.min(rows, pool.threads());
-            if (tasks <= 1) {
-                swiglu(gate, up, 0, rows * config.feedForwardLength());
-                return;
-            }
-            this.gate = gate;
-            this.up = up;
-            this.rows = rows;
-            try {
-                pool.parallelFor(tasks, this);
-            } finally {
-                this.gate = null;
-                this.up = null;
-            }
-        }
-
-        @Override
-        public void run(int task, int worker) {
-            int tasks = Math.min(rows, pool.threads());
-            int ffn = config.feedForwardLength();
-            swiglu(gate, up, rows * task / tasks * ffn, rows * (task + 1) / tasks * ffn);
-        }
-    }
-
-    /**
      * A layer's work on each row around its products: the norms, the residual additions, the biases, positions and
-     * key-value stores. A prompt's rows are shared out to the pool threads (on the calling thread alone this took
-     * about 2% of a 512-token prompt on two threads while the other waited, and a larger share with more threads);
-     * a few generated tokens stay on the calling thread. Each row's operations are the same whichever thread runs
-     * them. A reused object, so a layer allocates nothing.
+     * key-value stores, SwiGLU. A prompt's rows are shared out to the pool threads (on the calling thread alone this
+     * took about 2% of a 512-token prompt on two threads while the other waited, SwiGLU another 2%, and a larger
+     * share with more threads); a few generated tokens stay on the calling thread, but for SwiGLU, whose rows are
+     * long. Each row's operations are the same whichever thread runs them. A reused object, so a layer allocates
+     * nothing.
      */
     private final class RowWork implements WorkerPool.Task {
         /** The normed input of the layer's attention. */
@@ -297,6 +263,8 @@ public final class TransformerModel implements Model {
         static final int FEED_FORWARD_INPUT = 2;
         /** The feed-forward's output added to the residual. */
         static final int RESIDUAL = 3;
+        /** {@code gate = silu(gate) * up}, the feed-forward's width a row. */
+        static final int SWIGLU = 4;
         /**
          * Rows from which a batch is shared out: a row's work here is about a microsecond on the 1B, a hand-off to the
          * pool several, so a few generated tokens' rows stay on the calling thread (a judgement, not a measurement).
@@ -316,10 +284,11 @@ public final class TransformerModel implements Model {
             this.layer = layer;
             this.rows = rows;
             try {
-                if (tasks() <= 1) {
+                int tasks = tasks();
+                if (tasks <= 1) {
                     rows(0, rows);
                 } else {
-                    pool.parallelFor(tasks(), this);
+                    pool.parallelFor(tasks, this);
                 }
             } finally {
                 this.weights = null;
@@ -328,7 +297,7 @@ public final class TransformerModel implements Model {
         }
 
         private int tasks() {
-            return rows < SHARED_FROM ? 1 : Math.min(rows, pool.threads());
+            return rows < (step == SWIGLU ? 2 : SHARED_FROM) ? 1 : Math.min(rows, pool.threads());
         }
 
         @Override
@@ -350,6 +319,10 @@ public final class TransformerModel implements Model {
                         rmsNormRow(s.x, x, s.xb, x, dim, weights.ffnNorm());
                     }
                     case RESIDUAL -> addInPlace(s.x, x, s.xb, x, dim);
+                    case SWIGLU -> {
+                        int ffn = config.feedForwardLength();
+                        swiglu(s.gate, s.up, i * ffn, (i + 1) * ffn);
+                    }
                     default -> throw new IllegalStateException("step " + step);
                 }
             }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -108,7 +109,7 @@ class KVCacheAndBatchTest {
         assertThat(everyRow.rows()).isEqualTo(PROMPT.length);
         assertThat(everyRow.row(PROMPT.length - 1)).containsExactly(lastLogits);
         KVCache shorter = model.newKVCache(1, 64);
-        assertThat(everyRow.row(2)).containsExactly(model.forward(Batch.ofPrompt(0, 0, java.util.Arrays.copyOf(PROMPT, 3)), shorter).row(0));
+        assertThat(everyRow.row(2)).containsExactly(model.forward(Batch.ofPrompt(0, 0, Arrays.copyOf(PROMPT, 3)), shorter).row(0));
         assertThat(model.forward(next, every).row(0)).containsExactly(nextLogits);
 
         KVCache none = model.newKVCache(1, 64);
@@ -139,7 +140,7 @@ class KVCacheAndBatchTest {
         KVCache chunked = m.newKVCache(1, 64);
         float[] inChunks = null;
         for (int from = 0; from < prompt.length; from += 5) {
-            int[] chunk = java.util.Arrays.copyOfRange(prompt, from, Math.min(prompt.length, from + 5));
+            int[] chunk = Arrays.copyOfRange(prompt, from, Math.min(prompt.length, from + 5));
             inChunks = m.forward(Batch.ofPrompt(0, from, chunk), chunked).row(0);
         }
         assertThat(inChunks).containsExactly(inOneBatch);
