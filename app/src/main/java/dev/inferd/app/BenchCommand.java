@@ -68,6 +68,11 @@ public final class BenchCommand implements Callable<Integer> {
             description = "generation lengths to test, comma-separated; 0 for none (default: ${DEFAULT-VALUE})")
     List<Integer> generations;
 
+    @Option(names = {"-d", "--n-depth"}, split = ",", defaultValue = "0", paramLabel = "D",
+            description = "tokens already in the cache when each test starts, comma-separated, as llama-bench's -d "
+                    + "(prefilled unmeasured; default: ${DEFAULT-VALUE})")
+    List<Integer> depths;
+
     @Option(names = {"-t", "--threads"}, split = ",", paramLabel = "T",
             description = "thread counts to test, comma-separated (default: all cores)")
     List<Integer> threads;
@@ -133,6 +138,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (repetitions < 1) return "-r must be at least 1";
         if (batchSize < 1) return "-b must be at least 1";
         if (prompts.stream().anyMatch(p -> p < 0) || generations.stream().anyMatch(n -> n < 0)) return "-p and -n must not be negative";
+        if (depths.stream().anyMatch(d -> d < 0)) return "-d must not be negative";
         if (threads != null && threads.stream().anyMatch(t -> t < 1)) return "-t must be at least 1";
         if (tests().isEmpty()) return "nothing to measure: -p and -n are all 0";
         if (bandwidthBufferMb < 1) return "--bandwidth-buffer-mb must be at least 1";
@@ -177,8 +183,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     private List<BenchTest> tests() {
         var tests = new ArrayList<BenchTest>();
-        prompts.stream().filter(p -> p > 0).forEach(p -> tests.add(BenchTest.prompt(p)));
-        generations.stream().filter(n -> n > 0).forEach(n -> tests.add(BenchTest.generation(n)));
+        for (int d : depths) {
+            prompts.stream().filter(p -> p > 0).forEach(p -> tests.add(BenchTest.prompt(p).atDepth(d)));
+            generations.stream().filter(n -> n > 0).forEach(n -> tests.add(BenchTest.generation(n).atDepth(d)));
+        }
         return tests;
     }
 
@@ -189,11 +197,13 @@ public final class BenchCommand implements Callable<Integer> {
     private int bench(Path file) throws IOException {
         List<Integer> threadCounts = threads != null ? threads : List.of(Runtime.getRuntime().availableProcessors());
         List<BenchTest> tests = tests();
-        int maxPrompt = prompts.stream().mapToInt(Integer::intValue).max().orElse(0);
+        // a depth is prefilled in the model's batches too
+        int maxPrompt = tests.stream().mapToInt(t -> t.kind() == BenchTest.Kind.PROMPT ? t.tokens() : 0).max().orElse(0);
+        maxPrompt = Math.max(maxPrompt, depths.stream().mapToInt(Integer::intValue).max().orElse(0));
         CpuInfo cpu = CpuInfo.detect();
         try (GGUFFile gguf = GGUFFile.open(file)) {
             var footprint = ModelFootprint.of(gguf);
-            var table = new Table(footprint);
+            var table = new Table(footprint, tests);
             if (!json) table.header();
             var runs = new ArrayList<Run>();
             for (int t : threadCounts) {
@@ -239,7 +249,8 @@ public final class BenchCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "decode limit: %.2f t/s (%.2f GB of weights read per token)%n",
                     limit.tokensPerSecond(), footprint.bytesPerToken() / 1e9);
             for (TestResult r : run.results) {
-                if (r.test().kind() == BenchTest.Kind.GENERATION) {
+                // deeper in the context each token also reads the cache's keys and values: not this limit's case
+                if (r.test().kind() == BenchTest.Kind.GENERATION && r.test().depth() == 0) {
                     out.printf(Locale.ROOT, "%s reached %.1f%% of the decode limit%n", r.test().name(),
                             100 * limit.fraction(r.mean()));
                 }
@@ -258,14 +269,16 @@ public final class BenchCommand implements Callable<Integer> {
         o.put("test", r.test().name());
         o.put("n_prompt", generation ? 0 : r.test().tokens());
         o.put("n_gen", generation ? r.test().tokens() : 0);
+        o.put("n_depth", r.test().depth());
         o.put("tokens_per_s", r.mean());
         o.put("stddev", r.stddev());
         o.put("samples_ts", r.tokensPerSecond());
         o.put("bandwidth_gbs", limit.bandwidth() / 1e9);
         o.put("bytes_per_token", f.bytesPerToken());
         o.put("decode_limit_ts", limit.tokensPerSecond());
-        // Only generation is bounded by reading the weights; prefill reuses them across the batch.
-        o.put("limit_fraction", generation ? limit.fraction(r.mean()) : null);
+        // Only generation is bounded by reading the weights (prefill reuses them across the batch), and
+        // at a depth it reads the cache's keys and values as well.
+        o.put("limit_fraction", generation && r.test().depth() == 0 ? limit.fraction(r.mean()) : null);
         o.put("cpu_info", cpu.model()); // llama-bench's name for it
         o.put("cpu_features", cpu.features());
         o.put("vector_bits", cpu.vectorBits());
@@ -283,18 +296,19 @@ public final class BenchCommand implements Callable<Integer> {
     /** llama-bench's markdown table, a row printed as each test ends. */
     private final class Table {
         private static final String[] HEADER = {"model", "size", "params", "type", "threads", "test", "t/s"};
-        private static final int[] WIDTH = {30, 10, 10, 6, 7, 10, 20};
         private static final boolean[] RIGHT = {false, true, true, false, true, true, true};
+        private final int[] width = {30, 10, 10, 6, 7, 10, 20};
         private final ModelFootprint footprint;
 
-        Table(ModelFootprint footprint) {
+        Table(ModelFootprint footprint, List<BenchTest> tests) {
             this.footprint = footprint;
+            for (BenchTest t : tests) width[5] = Math.max(width[5], t.name().length()); // "tg128 @ d4096"
         }
 
         void header() {
             print(HEADER);
-            String[] rule = new String[WIDTH.length];
-            for (int c = 0; c < WIDTH.length; c++) rule[c] = RIGHT[c] ? "-".repeat(WIDTH[c] - 1) + ":" : "-".repeat(WIDTH[c]);
+            String[] rule = new String[width.length];
+            for (int c = 0; c < width.length; c++) rule[c] = RIGHT[c] ? "-".repeat(width[c] - 1) + ":" : "-".repeat(width[c]);
             print(rule);
         }
 
@@ -308,7 +322,7 @@ public final class BenchCommand implements Callable<Integer> {
         private void print(String[] cells) {
             var line = new StringBuilder("|");
             for (int c = 0; c < cells.length; c++) {
-                String pad = " ".repeat(Math.max(0, WIDTH[c] - cells[c].length()));
+                String pad = " ".repeat(Math.max(0, width[c] - cells[c].length()));
                 line.append(' ').append(RIGHT[c] ? pad + cells[c] : cells[c] + pad).append(" |");
             }
             out.println(line);

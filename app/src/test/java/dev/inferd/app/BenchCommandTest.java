@@ -136,6 +136,25 @@ class BenchCommandTest {
     }
 
     @Test
+    void depthsRunEveryTestAfterThatManyTokensAndSayWhere() throws Exception {
+        int exit = run("--model", model.toString(), "-p", "8", "-n", "4", "-d", "0,20", "-r", "1", "-t", "1",
+                "--bandwidth-buffer-mb", "16", "--json");
+
+        assertThat(exit).as(err()).isZero();
+        var mapper = new ObjectMapper();
+        List<JsonNode> objects = new java.util.ArrayList<>();
+        for (String line : out().lines().toList()) objects.add(mapper.readTree(line));
+        assertThat(objects).extracting(o -> o.get("test").asText()).containsExactly("pp8", "tg4", "pp8 @ d20", "tg4 @ d20");
+        assertThat(objects).extracting(o -> o.get("n_depth").asInt()).containsExactly(0, 0, 20, 20);
+        assertThat(objects.get(1).get("limit_fraction").asDouble()).isPositive();
+        assertThat(objects.get(3).get("limit_fraction").isNull()).isTrue(); // the cache's reads are not in that limit
+        assertThat(objects.get(3).get("tokens_per_s").asDouble()).isPositive();
+
+        assertThat(run("--model", model.toString(), "-d", "-1")).isEqualTo(2);
+        assertThat(err()).contains("-d must not be negative");
+    }
+
+    @Test
     void badArgumentsAreExplained() {
         assertThat(run(with(FAST, "--model", "synthetic:gpt5:Q8_0"))).isEqualTo(1);
         assertThat(err()).contains("unknown synthetic shape 'gpt5'").contains("llama-3.2-1b");

@@ -18,6 +18,7 @@ import java.util.SplittableRandom;
  *   <li>{@code tg<N>}: N forward passes of one token each, starting from an empty cache, each fed the
  *       previous pass's most likely token (greedy; an argmax costs next to nothing).</li>
  * </ul>
+ * A test at a depth D first prefills D random tokens, unmeasured, and then runs from position D.
  *
  * Prompt tokens are random ids drawn from a fixed seed, as llama-bench draws random tokens.
  */
@@ -35,7 +36,7 @@ public final class LlamaBench {
     /** Runs {@code test} once unmeasured, then {@code repetitions} times. */
     public TestResult run(BenchTest test, int repetitions) {
         if (repetitions <= 0) throw new IllegalArgumentException("repetitions must be positive, got " + repetitions);
-        int context = test.tokens();
+        int context = test.positions();
         if (context > model.config().contextLength()) {
             throw new IllegalArgumentException(test.name() + " needs " + context + " positions; the model's context is "
                     + model.config().contextLength());
@@ -48,30 +49,32 @@ public final class LlamaBench {
 
     /** One run on a fresh cache; returns its seconds. */
     private double runOnce(BenchTest test) {
-        KVCache cache = model.newKVCache(1, test.tokens());
-        cache.ensureWritable(0, 0, test.tokens()); // allocating blocks is not what is measured
-        int[] prompt = test.kind() == BenchTest.Kind.PROMPT ? randomTokens(test.tokens()) : null;
+        KVCache cache = model.newKVCache(1, test.positions());
+        cache.ensureWritable(0, 0, test.positions()); // allocating blocks is not what is measured
+        int[] tokens = randomTokens(test.positions());
+        if (test.depth() > 0) prefill(tokens, 0, test.depth(), false, cache);
         long start = System.nanoTime();
         switch (test.kind()) {
-            case PROMPT -> prefill(prompt, cache);
-            case GENERATION -> generate(test.tokens(), cache);
+            case PROMPT -> prefill(tokens, test.depth(), tokens.length, true, cache);
+            case GENERATION -> generate(test.depth(), test.tokens(), cache);
         }
         return (System.nanoTime() - start) / 1e9;
     }
 
-    private void prefill(int[] tokens, KVCache cache) {
+    /** Positions {@code from..to-1}, with logits for the last when {@code logits}. */
+    private void prefill(int[] tokens, int from, int to, boolean logits, KVCache cache) {
         int chunk = model.maxBatch();
-        for (int from = 0; from < tokens.length; from += chunk) {
-            int to = Math.min(tokens.length, from + chunk);
+        for (int first = from; first < to; first += chunk) {
+            int end = Math.min(to, first + chunk);
             batch.clear();
-            for (int p = from; p < to; p++) batch.add(0, p, tokens[p], p == tokens.length - 1, true);
+            for (int p = first; p < end; p++) batch.add(0, p, tokens[p], logits && p == to - 1, true);
             model.forward(batch, cache);
         }
     }
 
-    private void generate(int tokens, KVCache cache) {
+    private void generate(int from, int tokens, KVCache cache) {
         int token = randomTokens(1)[0];
-        for (int p = 0; p < tokens; p++) {
+        for (int p = from; p < from + tokens; p++) {
             batch.clear();
             batch.add(0, p, token, true);
             Logits logits = model.forward(batch, cache);

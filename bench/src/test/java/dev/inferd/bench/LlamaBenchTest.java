@@ -35,6 +35,11 @@ class LlamaBenchTest {
             assertThat(tg.test().name()).isEqualTo("tg5");
             assertThat(tg.tokensPerSecond()).hasSize(3).doesNotContain(0.0);
             assertThatThrownBy(() -> bench.run(BenchTest.generation(500), 1)).hasMessageContaining("context is 128");
+
+            TestResult deep = bench.run(BenchTest.generation(5).atDepth(100), 1);
+            assertThat(deep.test().name()).isEqualTo("tg5 @ d100");
+            assertThat(deep.tokensPerSecond()).hasSize(1).doesNotContain(0.0);
+            assertThatThrownBy(() -> bench.run(BenchTest.prompt(20).atDepth(120), 1)).hasMessageContaining("needs 140 positions");
         }
     }
 
