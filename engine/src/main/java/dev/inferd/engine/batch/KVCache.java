@@ -13,20 +13,28 @@ package dev.inferd.engine.batch;
  * write into a block that someone else also holds first copies it (copy-on-write). Writes go through
  * {@link #ensureWritable} / {@link #prepareWrite}; only those allocate.
  *
- * <p>Storage: per layer and block one F32 array of {@code blockSize * kvLength} floats, position-major
- * ({@code [slot * kvLength + kvHead * headDim + i]}), allocated the first time the block is used. Not
- * thread-safe: one thread (the scheduler, or the forward pass's caller) owns it.
+ * <p>Storage: per layer and block one array of {@code blockSize * kvLength} halves (F16, as llama.cpp's and
+ * Ollama's caches hold them by default, and at the precision attention reads them: see {@code Attention}),
+ * head-major ({@code [(kvHead * blockSize + slot) * headDim + i]}), allocated the first time the block is used.
+ * Halves take half the memory of floats, so a memory budget holds twice the tokens, and a token deep in a
+ * context reads half the bytes; head-major, a task that attends with one key-value head reads its part of a
+ * block as one run of {@code blockSize * headDim} halves instead of {@code blockSize} runs of {@code headDim},
+ * {@code kvLength} apart. Readers get floats ({@link #readKeys}, {@link #readValues}). Not thread-safe
+ * for writes: one thread (the scheduler, or the forward pass's caller) owns it; the forward pass's
+ * workers read it, and write positions no other worker reads, in the same call.
  */
 public final class KVCache {
     public static final int DEFAULT_BLOCK_SIZE = 16;
 
     private final int layers;
+    private final int kvHeads;
+    private final int headDim;
     private final int kvLength;
     private final int maxSequences;
     private final int contextLength;
     private final int blockSize;
-    private final float[][][] keys;   // [layer][block] -> blockSize * kvLength, null until first used
-    private final float[][][] values;
+    private final short[][][] keys;   // [layer][block] -> blockSize * kvLength halves, null until first used
+    private final short[][][] values;
     private final BlockPool pool;
     private final int[][] tables;     // [sequence][logical block] -> pool block
     private final long[][] chain;     // [sequence][logical block] -> prefix hash up to that block (committed ones)
@@ -35,24 +43,27 @@ public final class KVCache {
     private final int[] committed;    // leading blocks registered in (or checked against) the prefix cache
 
     /** A cache with enough blocks for every sequence to fill the context (storage still grows on demand). */
-    public KVCache(int layers, int kvLength, int maxSequences, int contextLength) {
-        this(layers, kvLength, maxSequences, contextLength, DEFAULT_BLOCK_SIZE,
+    public KVCache(int layers, int kvHeads, int headDim, int maxSequences, int contextLength) {
+        this(layers, kvHeads, headDim, maxSequences, contextLength, DEFAULT_BLOCK_SIZE,
                 maxSequences * Math.ceilDiv(Math.max(contextLength, 1), DEFAULT_BLOCK_SIZE));
     }
 
-    public KVCache(int layers, int kvLength, int maxSequences, int contextLength, int blockSize, int totalBlocks) {
-        if (layers <= 0 || kvLength <= 0 || maxSequences <= 0 || contextLength <= 0 || blockSize <= 0 || totalBlocks <= 0) {
-            throw new IllegalArgumentException("KV cache dimensions must be positive: layers " + layers + ", kvLength "
-                    + kvLength + ", maxSequences " + maxSequences + ", contextLength " + contextLength
-                    + ", blockSize " + blockSize + ", blocks " + totalBlocks);
+    public KVCache(int layers, int kvHeads, int headDim, int maxSequences, int contextLength, int blockSize, int totalBlocks) {
+        if (layers <= 0 || kvHeads <= 0 || headDim <= 0 || maxSequences <= 0 || contextLength <= 0 || blockSize <= 0
+                || totalBlocks <= 0) {
+            throw new IllegalArgumentException("KV cache dimensions must be positive: layers " + layers + ", kvHeads "
+                    + kvHeads + ", headDim " + headDim + ", maxSequences " + maxSequences + ", contextLength "
+                    + contextLength + ", blockSize " + blockSize + ", blocks " + totalBlocks);
         }
         this.layers = layers;
-        this.kvLength = kvLength;
+        this.kvHeads = kvHeads;
+        this.headDim = headDim;
+        this.kvLength = kvHeads * headDim;
         this.maxSequences = maxSequences;
         this.contextLength = contextLength;
         this.blockSize = blockSize;
-        keys = new float[layers][totalBlocks][];
-        values = new float[layers][totalBlocks][];
+        keys = new short[layers][totalBlocks][];
+        values = new short[layers][totalBlocks][];
         pool = new BlockPool(totalBlocks);
         int perSequence = Math.ceilDiv(contextLength, blockSize);
         tables = new int[maxSequences][perSequence];
@@ -62,14 +73,18 @@ public final class KVCache {
         committed = new int[maxSequences];
     }
 
-    /** Bytes one block takes once allocated (keys and values of every layer, F32). */
+    /** Bytes one block takes once allocated (keys and values of every layer, F16). */
     public static long bytesPerBlock(int layers, int kvLength, int blockSize) {
-        return 2L * Float.BYTES * layers * kvLength * blockSize;
+        return 2L * Short.BYTES * layers * kvLength * blockSize;
     }
 
     public int layers() { return layers; }
 
     public int kvLength() { return kvLength; }
+
+    public int kvHeads() { return kvHeads; }
+
+    public int headDim() { return headDim; }
 
     public int maxSequences() { return maxSequences; }
 
@@ -106,11 +121,39 @@ public final class KVCache {
      */
     public int[] blockTable(int sequence) { return tables[checkSequence(sequence)]; }
 
-    /** Keys of one layer in one pool block: slot {@code s} starts at {@code s * kvLength()}. */
-    public float[] keyBlock(int layer, int block) { return keys[layer][block]; }
+    /**
+     * Stores the keys {@code k[kOff .. kOff + kvLength)} and values {@code v[vOff ..]} of one position of one layer at
+     * {@code cell} (from {@link #prepareWrite}), rounded to halves (to nearest, ties to even). Positions other workers
+     * read are not touched, so the forward pass's workers may store their rows' positions side by side.
+     */
+    public void store(int layer, int cell, float[] k, int kOff, float[] v, int vOff) {
+        int block = cell / blockSize, slot = cell % blockSize;
+        short[] keyHalves = keys[layer][block], valueHalves = values[layer][block];
+        for (int h = 0; h < kvHeads; h++) {
+            int at = (h * blockSize + slot) * headDim;
+            toHalves(k, kOff + h * headDim, keyHalves, at, headDim);
+            toHalves(v, vOff + h * headDim, valueHalves, at, headDim);
+        }
+    }
 
-    /** Values of one layer in one pool block, laid out like {@link #keyBlock}. */
-    public float[] valueBlock(int layer, int block) { return values[layer][block]; }
+    /** Key-value head {@code kvHead}'s keys at the first {@code positions} slots of a pool block, into {@code out[slot * headDim() + i]}. */
+    public void readKeys(int layer, int block, int kvHead, int positions, float[] out) {
+        toFloats(keys[layer][block], kvHead * blockSize * headDim, out, positions * headDim);
+    }
+
+    /** As {@link #readKeys}, for the values. */
+    public void readValues(int layer, int block, int kvHead, int positions, float[] out) {
+        toFloats(values[layer][block], kvHead * blockSize * headDim, out, positions * headDim);
+    }
+
+    /** Plain loops that C2 turns into the machine's conversions ({@code vcvtps2ph}, {@code vcvtph2ps}), 16 a time. */
+    private static void toHalves(float[] src, int from, short[] dst, int at, int count) {
+        for (int i = 0; i < count; i++) dst[at + i] = Float.floatToFloat16(src[from + i]);
+    }
+
+    private static void toFloats(short[] src, int from, float[] dst, int count) {
+        for (int i = 0; i < count; i++) dst[i] = Float.float16ToFloat(src[from + i]);
+    }
 
     /**
      * Makes positions {@code from..to-1} of the sequence writable: allocates the blocks it lacks and
@@ -275,21 +318,24 @@ public final class KVCache {
     private int allocate() {
         int block = pool.allocate();
         if (block >= 0 && keys[0][block] == null) {
-            int floats = blockSize * kvLength;
+            int halves = blockSize * kvLength;
             for (int l = 0; l < layers; l++) {
-                keys[l][block] = new float[floats];
-                values[l][block] = new float[floats];
+                keys[l][block] = new short[halves];
+                values[l][block] = new short[halves];
             }
         }
         return block;
     }
 
-    /** The first {@code positions} positions of block {@code from}, every layer, into block {@code to}. */
+    /** The first {@code positions} positions of block {@code from}, every layer and head, into block {@code to}. */
     private void copyPositions(int from, int to, int positions) {
-        int floats = positions * kvLength;
+        int halves = positions * headDim;
         for (int l = 0; l < layers; l++) {
-            System.arraycopy(keys[l][from], 0, keys[l][to], 0, floats);
-            System.arraycopy(values[l][from], 0, values[l][to], 0, floats);
+            for (int h = 0; h < kvHeads; h++) {
+                int at = h * blockSize * headDim;
+                System.arraycopy(keys[l][from], at, keys[l][to], at, halves);
+                System.arraycopy(values[l][from], at, values[l][to], at, halves);
+            }
         }
     }
 

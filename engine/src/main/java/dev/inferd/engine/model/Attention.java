@@ -9,10 +9,14 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
+import java.util.Arrays;
+
 /**
  * A layer's attention for a batch, on the worker pool: every query head of every activation row against its
  * sequence's keys and values at positions 0..pos, read through the sequence's block table (position {@code t} is
- * slot {@code t % blockSize} of block {@code table[t / blockSize]}).
+ * slot {@code t % blockSize} of block {@code table[t / blockSize]}). The cache holds halves; a task widens its
+ * key-value head's part of a block into a worker's float buffer of one block ({@link KVCache#readKeys}), which
+ * stays in L1 while its scores or weighted values are computed, and the kernels below read floats.
  *
  * <p>A task takes one row and up to {@link #HEADS} query heads that share a key-value head (grouped-query
  * attention), and reads each key and value once for all of them: a head alone read them from L2 for every one of
@@ -40,6 +44,8 @@ final class Attention implements WorkerPool.Task {
     private final int heads;
     /** Per worker, {@link #HEADS} arrays of attention weights over a whole context; grows once to the largest cache used. */
     private float[][] scores = new float[0][];
+    /** Per worker, one block of one key-value head's keys, then of its values, as floats ({@code [slot * headDim + i]}). */
+    private float[][] blocks = new float[0][];
     private Batch batch;
     private KVCache cache;
     private int layer;
@@ -67,6 +73,9 @@ final class Attention implements WorkerPool.Task {
         int workers = pool.threads();
         if (scores.length < workers * HEADS || scores[0].length < cache.contextLength()) {
             scores = new float[workers * HEADS][cache.contextLength()];
+        }
+        if (blocks.length < workers || blocks[0].length < cache.blockSize() * cache.headDim()) {
+            blocks = new float[workers][cache.blockSize() * cache.headDim()];
         }
         this.batch = batch;
         this.cache = cache;
@@ -99,44 +108,51 @@ final class Attention implements WorkerPool.Task {
         int count = Math.min(heads, (kvHead + 1) * config.groupSize() - first);
         int headDim = config.headDim();
         if (count == HEADS && headDim % F.length() == 0 && headDim % (2 * P.length()) == 0) {
-            attendFour(row, first, worker * HEADS);
+            attendFour(row, first, worker * HEADS, blocks[worker]);
         } else {
-            for (int h = 0; h < count; h++) attendOne(row, first + h, scores[worker * HEADS]);
+            for (int h = 0; h < count; h++) attendOne(row, first + h, scores[worker * HEADS], blocks[worker]);
         }
     }
 
-    /** Query heads {@code first .. first + 3} of activation row {@code row}, which share a key-value head. */
-    private void attendFour(int row, int first, int scoresAt) {
+    /**
+     * Query heads {@code first .. first + 3} of activation row {@code row}, which share a key-value head, with
+     * {@code block} as the worker's buffer of one block.
+     */
+    private void attendFour(int row, int first, int scoresAt, float[] block) {
         int entry = entries[row];
         int headDim = config.headDim();
-        int kvLen = config.kvLength();
         int last = batch.position(entry);
         int[] table = cache.blockTable(batch.sequence(entry));
         int blockSize = cache.blockSize();
         int qOff = row * config.queryLength() + first * headDim;
-        int kvOff = (first / config.groupSize()) * headDim;
+        int kvHead = first / config.groupSize();
         float[] s0 = scores[scoresAt], s1 = scores[scoresAt + 1], s2 = scores[scoresAt + 2], s3 = scores[scoresAt + 3];
         for (int start = 0; start <= last; start += blockSize) {
-            float[] keys = cache.keyBlock(layer, table[start / blockSize]);
             int end = Math.min(last, start + blockSize - 1);
+            cache.readKeys(layer, table[start / blockSize], kvHead, end - start + 1, block);
             int t = start;
             for (; t + 7 <= end; t += 8) {
-                int kOff = (t - start) * kvLen + kvOff;
-                scoresEightKeys(q, qOff, headDim, keys, kOff, kvLen, s0, t);
-                scoresEightKeys(q, qOff + headDim, headDim, keys, kOff, kvLen, s1, t);
-                scoresEightKeys(q, qOff + 2 * headDim, headDim, keys, kOff, kvLen, s2, t);
-                scoresEightKeys(q, qOff + 3 * headDim, headDim, keys, kOff, kvLen, s3, t);
+                int kOff = (t - start) * headDim;
+                scoresEightKeys(q, qOff, headDim, block, kOff, headDim, s0, t);
+                scoresEightKeys(q, qOff + headDim, headDim, block, kOff, headDim, s1, t);
+                scoresEightKeys(q, qOff + 2 * headDim, headDim, block, kOff, headDim, s2, t);
+                scoresEightKeys(q, qOff + 3 * headDim, headDim, block, kOff, headDim, s3, t);
             }
-            for (; t + 1 <= end; t += 2) scoresTwoKeys(q, qOff, headDim, keys, (t - start) * kvLen + kvOff, kvLen, s0, s1, s2, s3, t);
-            if (t <= end) scoresOneKey(q, qOff, headDim, keys, (t - start) * kvLen + kvOff, s0, s1, s2, s3, t);
+            for (; t + 1 <= end; t += 2) scoresTwoKeys(q, qOff, headDim, block, (t - start) * headDim, headDim, s0, s1, s2, s3, t);
+            if (t <= end) scoresOneKey(q, qOff, headDim, block, (t - start) * headDim, s0, s1, s2, s3, t);
         }
         float scale = (float) (1.0 / Math.sqrt(headDim));
         weights(s0, last, scale);
         weights(s1, last, scale);
         weights(s2, last, scale);
         weights(s3, last, scale);
-        for (int i = 0; i < headDim; i += 2 * P.length()) {
-            accumulateFour(cache, layer, table, blockSize, last, kvLen, kvOff + i, s0, s1, s2, s3, out, qOff + i, headDim);
+        Arrays.fill(out, qOff, qOff + HEADS * headDim, 0f);
+        for (int start = 0; start <= last; start += blockSize) {
+            int positions = Math.min(last + 1 - start, blockSize);
+            cache.readValues(layer, table[start / blockSize], kvHead, positions, block);
+            for (int i = 0; i < headDim; i += 2 * P.length()) {
+                accumulateFour(block, positions, headDim, i, start, s0, s1, s2, s3, out, qOff + i);
+            }
         }
     }
 
@@ -256,41 +272,39 @@ final class Attention implements WorkerPool.Task {
     }
 
     /**
-     * Two vectors of each of four heads' outputs ({@code out[outOff ..]}, {@code headDim} apart): the weighted sums of
-     * the value rows from {@code offset}, positions 0..last, each output one chain of fused multiply-adds over the
-     * positions in order. Eight chains, each value vector read once for the four heads.
+     * Two vectors of each of four heads' outputs ({@code out[outOff ..]}, {@code headDim} apart) go on with the value
+     * rows of one block ({@code values[slot * headDim + offset ..]}, {@code positions} of them, the first at position
+     * {@code start}): each output one chain of fused multiply-adds over the positions in order, carried from block to
+     * block through {@code out}. Eight chains, each value vector read once for the four heads.
      */
-    private static void accumulateFour(KVCache cache, int layer, int[] table, int blockSize, int last, int kvLen, int offset,
-                                       float[] w0, float[] w1, float[] w2, float[] w3, float[] out, int outOff, int headDim) {
+    private static void accumulateFour(float[] values, int positions, int headDim, int offset, int start,
+                                       float[] w0, float[] w1, float[] w2, float[] w3, float[] out, int outOff) {
         int n = P.length();
-        var o0 = FloatVector.zero(P);
-        var o1 = FloatVector.zero(P);
-        var o2 = FloatVector.zero(P);
-        var o3 = FloatVector.zero(P);
-        var o4 = FloatVector.zero(P);
-        var o5 = FloatVector.zero(P);
-        var o6 = FloatVector.zero(P);
-        var o7 = FloatVector.zero(P);
-        for (int start = 0; start <= last; start += blockSize) {
-            float[] values = cache.valueBlock(layer, table[start / blockSize]);
-            int end = Math.min(last, start + blockSize - 1);
-            for (int t = start; t <= end; t++) {
-                int v = (t - start) * kvLen + offset;
-                var x = FloatVector.fromArray(P, values, v);
-                var y = FloatVector.fromArray(P, values, v + n);
-                var p = FloatVector.broadcast(P, w0[t]);
-                o0 = x.fma(p, o0);
-                o1 = y.fma(p, o1);
-                p = FloatVector.broadcast(P, w1[t]);
-                o2 = x.fma(p, o2);
-                o3 = y.fma(p, o3);
-                p = FloatVector.broadcast(P, w2[t]);
-                o4 = x.fma(p, o4);
-                o5 = y.fma(p, o5);
-                p = FloatVector.broadcast(P, w3[t]);
-                o6 = x.fma(p, o6);
-                o7 = y.fma(p, o7);
-            }
+        var o0 = FloatVector.fromArray(P, out, outOff);
+        var o1 = FloatVector.fromArray(P, out, outOff + n);
+        var o2 = FloatVector.fromArray(P, out, outOff + headDim);
+        var o3 = FloatVector.fromArray(P, out, outOff + headDim + n);
+        var o4 = FloatVector.fromArray(P, out, outOff + 2 * headDim);
+        var o5 = FloatVector.fromArray(P, out, outOff + 2 * headDim + n);
+        var o6 = FloatVector.fromArray(P, out, outOff + 3 * headDim);
+        var o7 = FloatVector.fromArray(P, out, outOff + 3 * headDim + n);
+        for (int j = 0; j < positions; j++) {
+            int v = j * headDim + offset;
+            int t = start + j;
+            var x = FloatVector.fromArray(P, values, v);
+            var y = FloatVector.fromArray(P, values, v + n);
+            var p = FloatVector.broadcast(P, w0[t]);
+            o0 = x.fma(p, o0);
+            o1 = y.fma(p, o1);
+            p = FloatVector.broadcast(P, w1[t]);
+            o2 = x.fma(p, o2);
+            o3 = y.fma(p, o3);
+            p = FloatVector.broadcast(P, w2[t]);
+            o4 = x.fma(p, o4);
+            o5 = y.fma(p, o5);
+            p = FloatVector.broadcast(P, w3[t]);
+            o6 = x.fma(p, o6);
+            o7 = y.fma(p, o7);
         }
         o0.intoArray(out, outOff);
         o1.intoArray(out, outOff + n);
@@ -303,76 +317,77 @@ final class Attention implements WorkerPool.Task {
     }
 
     /** Query head {@code head} of activation row {@code row} alone: heads that no others share a task with. */
-    private void attendOne(int row, int head, float[] scores) {
+    private void attendOne(int row, int head, float[] scores, float[] block) {
         int entry = entries[row];
         int headDim = config.headDim();
-        int kvLen = config.kvLength();
         int last = batch.position(entry);
         int[] table = cache.blockTable(batch.sequence(entry));
         int blockSize = cache.blockSize();
         int qOff = row * config.queryLength() + head * headDim;
-        int kvOff = (head / config.groupSize()) * headDim;
+        int kvHead = head / config.groupSize();
         for (int start = 0; start <= last; start += blockSize) {
-            float[] keys = cache.keyBlock(layer, table[start / blockSize]);
             int end = Math.min(last, start + blockSize - 1);
+            cache.readKeys(layer, table[start / blockSize], kvHead, end - start + 1, block);
             int t = start;
             if (headDim % F.length() == 0) {
-                for (; t + 3 <= end; t += 4) dot4(q, qOff, keys, (t - start) * kvLen + kvOff, kvLen, headDim, scores, t);
+                for (; t + 3 <= end; t += 4) dot4(q, qOff, block, (t - start) * headDim, headDim, headDim, scores, t);
             }
-            for (; t <= end; t++) scores[t] = dot(q, qOff, keys, (t - start) * kvLen + kvOff, headDim);
+            for (; t <= end; t++) scores[t] = dot(q, qOff, block, (t - start) * headDim, headDim);
         }
         weights(scores, last, (float) (1.0 / Math.sqrt(headDim)));
-        // eight vectors of the output at a time stay in registers while every value row passes by: eight
-        // independent chains of fused multiply-adds, each still over the positions in order (out is laid out as q)
-        int i = 0;
-        for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) {
-            accumulateValues(cache, layer, table, blockSize, last, kvLen, kvOff + i, scores, out, qOff + i);
-        }
-        // the rest of head sizes that are not a multiple of 64, a vector and then a lane at a time
-        for (; i + F.length() <= headDim; i += F.length()) {
-            var o = FloatVector.zero(F);
-            for (int t = 0; t <= last; t++) {
-                float[] values = cache.valueBlock(layer, table[t / blockSize]);
-                o = FloatVector.fromArray(F, values, (t % blockSize) * kvLen + kvOff + i).fma(FloatVector.broadcast(F, scores[t]), o);
+        // eight vectors of the output at a time stay in registers while a block's value rows pass by: eight
+        // independent chains of fused multiply-adds, each over the positions in order and carried from block to
+        // block through out (laid out as q)
+        Arrays.fill(out, qOff, qOff + headDim, 0f);
+        for (int start = 0; start <= last; start += blockSize) {
+            int positions = Math.min(last + 1 - start, blockSize);
+            cache.readValues(layer, table[start / blockSize], kvHead, positions, block);
+            int i = 0;
+            for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) {
+                accumulateValues(block, positions, headDim, i, start, scores, out, qOff + i);
             }
-            o.intoArray(out, qOff + i);
-        }
-        for (; i < headDim; i++) {
-            float o = 0f;
-            for (int t = 0; t <= last; t++) {
-                o = Math.fma(scores[t], cache.valueBlock(layer, table[t / blockSize])[(t % blockSize) * kvLen + kvOff + i], o);
+            // the rest of head sizes that are not a multiple of 64, a vector and then a lane at a time
+            for (; i + F.length() <= headDim; i += F.length()) {
+                var o = FloatVector.fromArray(F, out, qOff + i);
+                for (int j = 0; j < positions; j++) {
+                    o = FloatVector.fromArray(F, block, j * headDim + i).fma(FloatVector.broadcast(F, scores[start + j]), o);
+                }
+                o.intoArray(out, qOff + i);
             }
-            out[qOff + i] = o;
+            for (; i < headDim; i++) {
+                float o = out[qOff + i];
+                for (int j = 0; j < positions; j++) o = Math.fma(scores[start + j], block[j * headDim + i], o);
+                out[qOff + i] = o;
+            }
         }
     }
 
-    /** {@code out[outOff ..]}: eight vectors of the weighted sum of the value rows from {@code offset}, positions 0..last. */
-    private static void accumulateValues(KVCache cache, int layer, int[] table, int blockSize, int last, int kvLen, int offset,
+    /**
+     * Eight vectors of the weighted sum at {@code out[outOff ..]} go on with one block's value rows
+     * ({@code values[slot * headDim + offset ..]}, {@code positions} of them from position {@code start}).
+     */
+    private static void accumulateValues(float[] values, int positions, int headDim, int offset, int start,
                                          float[] weights, float[] out, int outOff) {
         int n = F.length();
-        var o0 = FloatVector.zero(F);
-        var o1 = FloatVector.zero(F);
-        var o2 = FloatVector.zero(F);
-        var o3 = FloatVector.zero(F);
-        var o4 = FloatVector.zero(F);
-        var o5 = FloatVector.zero(F);
-        var o6 = FloatVector.zero(F);
-        var o7 = FloatVector.zero(F);
-        for (int start = 0; start <= last; start += blockSize) {
-            float[] values = cache.valueBlock(layer, table[start / blockSize]);
-            int end = Math.min(last, start + blockSize - 1);
-            for (int t = start; t <= end; t++) {
-                var p = FloatVector.broadcast(F, weights[t]);
-                int v = (t - start) * kvLen + offset;
-                o0 = FloatVector.fromArray(F, values, v).fma(p, o0);
-                o1 = FloatVector.fromArray(F, values, v + n).fma(p, o1);
-                o2 = FloatVector.fromArray(F, values, v + 2 * n).fma(p, o2);
-                o3 = FloatVector.fromArray(F, values, v + 3 * n).fma(p, o3);
-                o4 = FloatVector.fromArray(F, values, v + 4 * n).fma(p, o4);
-                o5 = FloatVector.fromArray(F, values, v + 5 * n).fma(p, o5);
-                o6 = FloatVector.fromArray(F, values, v + 6 * n).fma(p, o6);
-                o7 = FloatVector.fromArray(F, values, v + 7 * n).fma(p, o7);
-            }
+        var o0 = FloatVector.fromArray(F, out, outOff);
+        var o1 = FloatVector.fromArray(F, out, outOff + n);
+        var o2 = FloatVector.fromArray(F, out, outOff + 2 * n);
+        var o3 = FloatVector.fromArray(F, out, outOff + 3 * n);
+        var o4 = FloatVector.fromArray(F, out, outOff + 4 * n);
+        var o5 = FloatVector.fromArray(F, out, outOff + 5 * n);
+        var o6 = FloatVector.fromArray(F, out, outOff + 6 * n);
+        var o7 = FloatVector.fromArray(F, out, outOff + 7 * n);
+        for (int j = 0; j < positions; j++) {
+            var p = FloatVector.broadcast(F, weights[start + j]);
+            int v = j * headDim + offset;
+            o0 = FloatVector.fromArray(F, values, v).fma(p, o0);
+            o1 = FloatVector.fromArray(F, values, v + n).fma(p, o1);
+            o2 = FloatVector.fromArray(F, values, v + 2 * n).fma(p, o2);
+            o3 = FloatVector.fromArray(F, values, v + 3 * n).fma(p, o3);
+            o4 = FloatVector.fromArray(F, values, v + 4 * n).fma(p, o4);
+            o5 = FloatVector.fromArray(F, values, v + 5 * n).fma(p, o5);
+            o6 = FloatVector.fromArray(F, values, v + 6 * n).fma(p, o6);
+            o7 = FloatVector.fromArray(F, values, v + 7 * n).fma(p, o7);
         }
         o0.intoArray(out, outOff);
         o1.intoArray(out, outOff + n);

@@ -35,12 +35,12 @@ public interface Model {
 
     /** An empty cache shaped for this model. */
     default KVCache newKVCache(int maxSequences, int contextLength) {
-        return new KVCache(config().blockCount(), config().kvLength(), maxSequences, contextLength);
+        return new KVCache(config().blockCount(), config().headCountKv(), config().headDim(), maxSequences, contextLength);
     }
 
     /** An empty cache of {@code blocks} blocks of {@code blockSize} positions, shaped for this model. */
     default KVCache newKVCache(int maxSequences, int contextLength, int blockSize, int blocks) {
-        return new KVCache(config().blockCount(), config().kvLength(), maxSequences, contextLength, blockSize, blocks);
+        return new KVCache(config().blockCount(), config().headCountKv(), config().headDim(), maxSequences, contextLength, blockSize, blocks);
     }
 
     /**

@@ -161,18 +161,14 @@ public final class TransformerModel implements Model {
         for (int i = offset; i < offset + length; i++) v[i] = Attention.roundToHalf(v[i]);
     }
 
-    /** Copies keys or values into the cache at F16 precision ({@link Attention}). */
-    private static void store(float[] src, int srcOff, float[] dst, int dstOff, int len) {
-        for (int i = 0; i < len; i++) dst[dstOff + i] = Attention.roundToHalf(src[srcOff + i]);
-    }
-
     private void checkInputs(Batch batch, KVCache cache) {
         if (batch.size() > maxBatch) {
             throw new IllegalArgumentException("batch of " + batch.size() + " entries exceeds this model's maxBatch " + maxBatch);
         }
-        if (cache.layers() != config.blockCount() || cache.kvLength() != config.kvLength()) {
-            throw new IllegalArgumentException("KV cache shaped for " + cache.layers() + " layers x " + cache.kvLength()
-                    + ", model needs " + config.blockCount() + " x " + config.kvLength());
+        if (cache.layers() != config.blockCount() || cache.kvHeads() != config.headCountKv() || cache.headDim() != config.headDim()) {
+            throw new IllegalArgumentException("KV cache shaped for " + cache.layers() + " layers x " + cache.kvHeads()
+                    + " heads x " + cache.headDim() + ", model needs " + config.blockCount() + " x " + config.headCountKv()
+                    + " x " + config.headDim());
         }
         for (int e = 0; e < batch.size(); e++) {
             int token = batch.token(e);
@@ -340,11 +336,7 @@ public final class TransformerModel implements Model {
             rope.rotate(s.q, i * qLen, config.headCount(), s.cos, s.sin, i * pairs);
             roundToHalf(s.q, i * qLen, qLen);
             rope.rotate(s.k, i * kvLen, config.headCountKv(), s.cos, s.sin, i * pairs);
-            int blockSize = cache.blockSize();
-            int block = s.cells[i] / blockSize;
-            int at = (s.cells[i] % blockSize) * kvLen;
-            store(s.k, i * kvLen, cache.keyBlock(layer, block), at, kvLen);
-            store(s.v, i * kvLen, cache.valueBlock(layer, block), at, kvLen);
+            cache.store(layer, s.cells[i], s.k, i * kvLen, s.v, i * kvLen); // at F16 precision (Attention)
         }
     }
 

@@ -9,14 +9,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class KVCacheTest {
     private static final int BS = 4;
 
+    /** Two layers of two key-value heads of three values. */
     private static KVCache cache(int blocks) {
-        return new KVCache(2, 3, 4, 64, BS, blocks);
+        return new KVCache(2, 2, 3, 4, 64, BS, blocks);
     }
 
+    /** Layer 1, second head: key {@code value + p} and value {@code -(value + p)} in its first lane. */
     private static void write(KVCache c, int seq, int from, int to, float value) {
         for (int p = from; p < to; p++) {
             int cell = c.prepareWrite(seq, p);
-            c.keyBlock(1, cell / BS)[(cell % BS) * 3] = value + p;
+            float[] keys = {0, 0, 0, value + p, 1, 2};
+            float[] values = {0, 0, 0, -(value + p), 3, 4};
+            c.store(1, cell, keys, 0, values, 0);
             c.markWritten(seq, p);
         }
     }
@@ -28,8 +32,16 @@ class KVCacheTest {
         c.clear(0);
     }
 
+    /** The key at (seq, p), after checking that the value beside it was stored, copied and shared with it. */
     private static float keyAt(KVCache c, int seq, int p) {
-        return c.keyBlock(1, c.blockTable(seq)[p / BS])[(p % BS) * 3];
+        float[] keys = new float[BS * 3], values = new float[BS * 3];
+        int block = c.blockTable(seq)[p / BS];
+        c.readKeys(1, block, 1, BS, keys);
+        c.readValues(1, block, 1, BS, values);
+        int at = (p % BS) * 3;
+        assertThat(new float[] {values[at], keys[at + 1], keys[at + 2], values[at + 1], values[at + 2]})
+                .containsExactly(-keys[at], 1, 2, 3, 4);
+        return keys[at];
     }
 
     @Test

@@ -23,27 +23,30 @@ class AttentionTest {
                 1e-5f, 10000f, headDim, RopeScaling.NONE, 4096, 16);
         int blockSize = 16;
         int rows = 45; // two whole blocks and part of a third
-        var cache = new KVCache(1, config.kvLength(), 2, 256, blockSize, 16);
+        var cache = new KVCache(1, headCountKv, headDim, 2, 256, blockSize, 16);
         var random = new Random(7);
         var batch = new Batch(rows + 1);
         int[] entries = new int[rows + 1];
+        float[] keys = new float[config.kvLength()], values = new float[config.kvLength()];
         for (int i = 0; i < rows; i++) {
             int cell = cache.prepareWrite(0, i);
-            float[] keys = cache.keyBlock(0, cell / blockSize), values = cache.valueBlock(0, cell / blockSize);
             for (int c = 0; c < config.kvLength(); c++) {
-                keys[cell % blockSize * config.kvLength() + c] = half(random.nextGaussian());
-                values[cell % blockSize * config.kvLength() + c] = half(random.nextGaussian());
+                keys[c] = half(random.nextGaussian());
+                values[c] = half(random.nextGaussian());
             }
+            cache.store(0, cell, keys, 0, values, 0);
             cache.markWritten(0, i);
             batch.add(0, i, 1, false, true);
             entries[i] = i;
         }
         // and a row of another sequence, one position long
         int cell = cache.prepareWrite(1, 0);
+        float[] onlyValues = new float[config.kvLength()];
         for (int c = 0; c < config.kvLength(); c++) {
-            cache.keyBlock(0, cell / blockSize)[cell % blockSize * config.kvLength() + c] = half(random.nextGaussian());
-            cache.valueBlock(0, cell / blockSize)[cell % blockSize * config.kvLength() + c] = half(random.nextGaussian());
+            keys[c] = half(random.nextGaussian());
+            onlyValues[c] = half(random.nextGaussian());
         }
+        cache.store(0, cell, keys, 0, onlyValues, 0);
         batch.add(1, 0, 1, false);
         entries[rows] = rows;
         float[] q = new float[(rows + 1) * config.queryLength()];
@@ -57,11 +60,10 @@ class AttentionTest {
 
         assertThat(alone).doesNotContain(Float.NaN).isNotEqualTo(new float[alone.length]);
         // the one-position sequence's output is its only value row
-        float[] onlyValues = cache.valueBlock(0, cell / blockSize);
         for (int h = 0; h < headCount; h++) {
             for (int c = 0; c < headDim; c++) {
                 assertThat(alone[rows * config.queryLength() + h * headDim + c])
-                        .isEqualTo(onlyValues[cell % blockSize * config.kvLength() + h / config.groupSize() * headDim + c]);
+                        .isEqualTo(onlyValues[h / config.groupSize() * headDim + c]);
             }
         }
         assertThat(grouped).isEqualTo(alone);
