@@ -18,12 +18,15 @@ import java.util.Arrays;
  * key-value head's part of a block into a worker's float buffer of one block ({@link KVCache#readKeys}), which
  * stays in L1 while its scores or weighted values are computed, and the kernels below read floats.
  *
- * <p>A task takes one row and up to {@link #HEADS} query heads that share a key-value head (grouped-query
- * attention), and reads each key and value once for all of them: a head alone read them from L2 for every one of
- * its positions and waited on its own chains of fused multiply-adds. Each head's numbers are still those of a
- * head alone ({@link #attendOne}): its scores are the same dot products, lane for lane, its weighted sum of
- * values the same chain per output over the positions in order, so a row's result does not depend on which heads
- * or rows share its task.
+ * <p>A task takes up to {@link #HEADS} query heads that share a key-value head (grouped-query attention), and
+ * reads each key and value once for all of them: a head alone read them from L2 for every one of its positions
+ * and waited on its own chains of fused multiply-adds. It takes them for a run of up to {@link #ROWS} rows of one
+ * sequence at consecutive positions (a prompt's), which share their keys and values but for the last few: each
+ * block is widened once for the run, not once a row, and is read from L1 by every row (a 512-token prompt 3584
+ * tokens into the context spent a quarter of its attention widening blocks, one row at a time). Each head's numbers
+ * are still those of a head alone ({@link #attendOne}): its scores are the same dot products, lane for lane, its
+ * weighted sum of values the same chain per output over the positions in order, so a row's result does not depend
+ * on which heads or rows share its task.
  *
  * <p>Attention runs at llama.cpp's default precision: its KV cache holds F16, and ggml's CPU matmuls against F16
  * round the other operand (the query, the attention weights) to F16 too. Doing the same brings our
@@ -37,12 +40,17 @@ final class Attention implements WorkerPool.Task {
     private static final VectorSpecies<Float> P = FloatVector.SPECIES_PREFERRED;
     /** Query heads a task takes together, each key and value row read once for them. */
     static final int HEADS = 4;
+    /** Rows of one sequence a task takes together, each block widened once for them. */
+    static final int ROWS = 8;
 
     private final ModelConfig config;
     private final WorkerPool pool;
     /** Query heads a task takes: {@link #HEADS}, or 1 where a test compares the two paths. */
     private final int heads;
-    /** Per worker, {@link #HEADS} arrays of attention weights over a whole context; grows once to the largest cache used. */
+    /**
+     * Per worker, {@link #ROWS} {@code x} {@link #HEADS} arrays of attention weights, {@code [row * HEADS + head]};
+     * they grow to the longest context a batch has attended over.
+     */
     private float[][] scores = new float[0][];
     /** Per worker, one block of one key-value head's keys, then of its values, as floats ({@code [slot * headDim + i]}). */
     private float[][] blocks = new float[0][];
@@ -55,6 +63,9 @@ final class Attention implements WorkerPool.Task {
     private float[] out;
     /** The batch entry in each activation row. */
     private int[] entries;
+    /** Runs of rows a task takes: run {@code i} is rows {@code runStarts[i] .. runStarts[i + 1] - 1}. */
+    private int[] runStarts = new int[1];
+    private int runs;
 
     Attention(ModelConfig config, WorkerPool pool) {
         this(config, pool, HEADS);
@@ -71,8 +82,10 @@ final class Attention implements WorkerPool.Task {
     /** Layer {@code layer}'s attention for the batch's {@code rows} activation rows, from their queries q into out. */
     void run(Batch batch, KVCache cache, int layer, int rows, int[] entries, float[] q, float[] out) {
         int workers = pool.threads();
-        if (scores.length < workers * HEADS || scores[0].length < cache.contextLength()) {
-            scores = new float[workers * HEADS][cache.contextLength()];
+        int longest = 0;
+        for (int row = 0; row < rows; row++) longest = Math.max(longest, batch.position(entries[row]) + 1);
+        if (scores.length < workers * ROWS * HEADS || scores[0].length < longest) {
+            scores = new float[workers * ROWS * HEADS][Math.max(longest, scores.length == 0 ? 0 : scores[0].length)];
         }
         if (blocks.length < workers || blocks[0].length < cache.blockSize() * cache.headDim()) {
             blocks = new float[workers][cache.blockSize() * cache.headDim()];
@@ -83,8 +96,9 @@ final class Attention implements WorkerPool.Task {
         this.entries = entries;
         this.q = q;
         this.out = out;
+        splitIntoRuns(rows);
         try {
-            pool.parallelFor(rows * tasksPerRow(), this);
+            pool.parallelFor(runs * tasksPerRun(), this);
         } finally {
             this.batch = null;
             this.cache = null;
@@ -93,65 +107,94 @@ final class Attention implements WorkerPool.Task {
         }
     }
 
+    /** Cuts the rows into runs of up to {@link #ROWS} rows of one sequence at consecutive positions. */
+    private void splitIntoRuns(int rows) {
+        if (runStarts.length < rows + 1) runStarts = new int[rows + 1];
+        runs = 0;
+        for (int row = 0; row < rows; row++) {
+            int start = runs == 0 ? -1 : runStarts[runs - 1];
+            boolean continues = start >= 0 && row - start < ROWS
+                    && batch.sequence(entries[row]) == batch.sequence(entries[row - 1])
+                    && batch.position(entries[row]) == batch.position(entries[row - 1]) + 1;
+            if (!continues) runStarts[runs++] = row;
+        }
+        runStarts[runs] = rows;
+    }
+
     /** Per key-value head, its query heads {@link #heads} at a time. */
-    private int tasksPerRow() {
+    private int tasksPerRun() {
         return config.headCountKv() * Math.ceilDiv(config.groupSize(), heads);
     }
 
     @Override
     public void run(int task, int worker) {
-        int perRow = tasksPerRow();
-        int chunks = perRow / config.headCountKv();
-        int row = task / perRow;
-        int kvHead = task % perRow / chunks;
+        int perRun = tasksPerRun();
+        int chunks = perRun / config.headCountKv();
+        int run = task / perRun;
+        int kvHead = task % perRun / chunks;
         int first = kvHead * config.groupSize() + task % chunks * heads;
         int count = Math.min(heads, (kvHead + 1) * config.groupSize() - first);
         int headDim = config.headDim();
+        int from = runStarts[run], to = runStarts[run + 1];
         if (count == HEADS && headDim % F.length() == 0 && headDim % (2 * P.length()) == 0) {
-            attendFour(row, first, worker * HEADS, blocks[worker]);
+            attendFour(from, to, first, worker * ROWS * HEADS, blocks[worker]);
         } else {
-            for (int h = 0; h < count; h++) attendOne(row, first + h, scores[worker * HEADS], blocks[worker]);
+            for (int row = from; row < to; row++) {
+                for (int h = 0; h < count; h++) attendOne(row, first + h, scores[worker * ROWS * HEADS], blocks[worker]);
+            }
         }
     }
 
     /**
-     * Query heads {@code first .. first + 3} of activation row {@code row}, which share a key-value head, with
-     * {@code block} as the worker's buffer of one block.
+     * Query heads {@code first .. first + 3}, which share a key-value head, of rows {@code from .. to - 1}, one sequence
+     * at consecutive positions, with the worker's {@code scores} from {@code scoresAt} and {@code block} as its buffer
+     * of one block.
      */
-    private void attendFour(int row, int first, int scoresAt, float[] block) {
-        int entry = entries[row];
+    private void attendFour(int from, int to, int first, int scoresAt, float[] block) {
         int headDim = config.headDim();
-        int last = batch.position(entry);
-        int[] table = cache.blockTable(batch.sequence(entry));
         int blockSize = cache.blockSize();
-        int qOff = row * config.queryLength() + first * headDim;
+        int[] table = cache.blockTable(batch.sequence(entries[from]));
+        int last = batch.position(entries[to - 1]); // the run's last row sees every position the others see
         int kvHead = first / config.groupSize();
-        float[] s0 = scores[scoresAt], s1 = scores[scoresAt + 1], s2 = scores[scoresAt + 2], s3 = scores[scoresAt + 3];
         for (int start = 0; start <= last; start += blockSize) {
-            int end = Math.min(last, start + blockSize - 1);
-            cache.readKeys(layer, table[start / blockSize], kvHead, end - start + 1, block);
-            int t = start;
-            for (; t + 7 <= end; t += 8) {
-                int kOff = (t - start) * headDim;
-                scoresEightKeys(q, qOff, headDim, block, kOff, headDim, s0, t);
-                scoresEightKeys(q, qOff + headDim, headDim, block, kOff, headDim, s1, t);
-                scoresEightKeys(q, qOff + 2 * headDim, headDim, block, kOff, headDim, s2, t);
-                scoresEightKeys(q, qOff + 3 * headDim, headDim, block, kOff, headDim, s3, t);
+            cache.readKeys(layer, table[start / blockSize], kvHead, Math.min(last + 1 - start, blockSize), block);
+            for (int row = from; row < to; row++) {
+                int end = Math.min(batch.position(entries[row]), start + blockSize - 1);
+                if (end < start) continue;
+                int qOff = row * config.queryLength() + first * headDim;
+                int at = scoresAt + (row - from) * HEADS;
+                float[] s0 = scores[at], s1 = scores[at + 1], s2 = scores[at + 2], s3 = scores[at + 3];
+                int t = start;
+                for (; t + 7 <= end; t += 8) {
+                    int kOff = (t - start) * headDim;
+                    scoresEightKeys(q, qOff, headDim, block, kOff, headDim, s0, t);
+                    scoresEightKeys(q, qOff + headDim, headDim, block, kOff, headDim, s1, t);
+                    scoresEightKeys(q, qOff + 2 * headDim, headDim, block, kOff, headDim, s2, t);
+                    scoresEightKeys(q, qOff + 3 * headDim, headDim, block, kOff, headDim, s3, t);
+                }
+                for (; t + 1 <= end; t += 2) scoresTwoKeys(q, qOff, headDim, block, (t - start) * headDim, headDim, s0, s1, s2, s3, t);
+                if (t <= end) scoresOneKey(q, qOff, headDim, block, (t - start) * headDim, s0, s1, s2, s3, t);
             }
-            for (; t + 1 <= end; t += 2) scoresTwoKeys(q, qOff, headDim, block, (t - start) * headDim, headDim, s0, s1, s2, s3, t);
-            if (t <= end) scoresOneKey(q, qOff, headDim, block, (t - start) * headDim, s0, s1, s2, s3, t);
         }
         float scale = (float) (1.0 / Math.sqrt(headDim));
-        weights(s0, last, scale);
-        weights(s1, last, scale);
-        weights(s2, last, scale);
-        weights(s3, last, scale);
-        Arrays.fill(out, qOff, qOff + HEADS * headDim, 0f);
+        for (int row = from; row < to; row++) {
+            int position = batch.position(entries[row]);
+            int at = scoresAt + (row - from) * HEADS;
+            for (int h = 0; h < HEADS; h++) weights(scores[at + h], position, scale);
+            int qOff = row * config.queryLength() + first * headDim;
+            Arrays.fill(out, qOff, qOff + HEADS * headDim, 0f);
+        }
         for (int start = 0; start <= last; start += blockSize) {
-            int positions = Math.min(last + 1 - start, blockSize);
-            cache.readValues(layer, table[start / blockSize], kvHead, positions, block);
-            for (int i = 0; i < headDim; i += 2 * P.length()) {
-                accumulateFour(block, positions, headDim, i, start, s0, s1, s2, s3, out, qOff + i);
+            cache.readValues(layer, table[start / blockSize], kvHead, Math.min(last + 1 - start, blockSize), block);
+            for (int row = from; row < to; row++) {
+                int positions = Math.min(batch.position(entries[row]) + 1 - start, blockSize);
+                if (positions <= 0) continue;
+                int qOff = row * config.queryLength() + first * headDim;
+                int at = scoresAt + (row - from) * HEADS;
+                for (int i = 0; i < headDim; i += 2 * P.length()) {
+                    accumulateFour(block, positions, headDim, i, start, scores[at], scores[at + 1], scores[at + 2], scores[at + 3],
+                            out, qOff + i);
+                }
             }
         }
     }
