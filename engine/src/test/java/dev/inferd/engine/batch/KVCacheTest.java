@@ -45,6 +45,24 @@ class KVCacheTest {
     }
 
     @Test
+    void blocksInEverySlabKeepTheirOwnPositions() {
+        // 70 blocks: a whole slab of 64 and a short one of 6
+        KVCache c = new KVCache(2, 2, 3, 5, 64, BS, 70);
+        for (int seq = 0; seq < 5; seq++) write(c, seq, 0, 56, 100 * seq); // 14 blocks each, blocks 56..69 for the last
+        assertThat(c.availableBlocks()).isZero();
+        for (int seq = 0; seq < 5; seq++) {
+            for (int p = 0; p < 56; p++) assertThat(keyAt(c, seq, p)).isEqualTo(100 * seq + p);
+        }
+        c.clear(0);
+        c.copy(4, 0, 55);                     // shares blocks on both sides of the slabs' border
+        write(c, 0, 54, 55, 500);             // copies the shared block 69 into a freed one of the first slab
+        assertThat(keyAt(c, 0, 53)).isEqualTo(453);
+        assertThat(keyAt(c, 0, 54)).isEqualTo(554);
+        assertThat(keyAt(c, 4, 54)).isEqualTo(454);
+        assertThat(c.blockTable(0)[13]).isLessThan(14); // a freed block, handed out again
+    }
+
+    @Test
     void sharedBlocksAreCopiedOnWrite() {
         KVCache c = cache(8);
         write(c, 0, 0, 6, 100);                 // blocks: full + partial
