@@ -197,9 +197,9 @@ public final class BenchCommand implements Callable<Integer> {
     private int bench(Path file) throws IOException {
         List<Integer> threadCounts = threads != null ? threads : List.of(Runtime.getRuntime().availableProcessors());
         List<BenchTest> tests = tests();
-        // a depth is prefilled in the model's batches too
-        int maxPrompt = tests.stream().mapToInt(t -> t.kind() == BenchTest.Kind.PROMPT ? t.tokens() : 0).max().orElse(0);
-        maxPrompt = Math.max(maxPrompt, depths.stream().mapToInt(Integer::intValue).max().orElse(0));
+        // the longest run of tokens through one forward pass's batches: a prompt, or a depth's prefill
+        int longestPrefill = Math.max(prompts.stream().mapToInt(Integer::intValue).max().orElse(0),
+                depths.stream().mapToInt(Integer::intValue).max().orElse(0));
         CpuInfo cpu = CpuInfo.detect();
         try (GGUFFile gguf = GGUFFile.open(file)) {
             var footprint = ModelFootprint.of(gguf);
@@ -213,7 +213,7 @@ public final class BenchCommand implements Callable<Integer> {
                 // saved (or moved into memory) before measuring, so that nothing runs beside the tests
                 CopyCacheFile copies = noCopyCache ? null
                         : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf);
-                Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, maxPrompt)),
+                Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, longestPrefill)),
                         copies != null ? copies : CopyStore.inMemory());
                 CopyCaches.settle(copies, gguf, file.getFileName().toString(), err);
                 // the server's warm-up first: generated tokens' kernels compile before any prompt product runs,

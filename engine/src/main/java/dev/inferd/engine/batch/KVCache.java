@@ -22,9 +22,10 @@ package dev.inferd.engine.batch;
  * bytes; head-major slabs let a task that attends with one key-value head read a sequence's blocks, which the
  * pool hands out in order, as long runs that the hardware's prefetcher follows: with a block's heads side by
  * side, a token 4096 positions deep spent a fifth of its time reading the cache in 2 KB pieces 16 KB apart, at
- * about a third of the machine's bandwidth. Readers get floats ({@link #readKeys}, {@link #readValues}). Not thread-safe
- * for writes: one thread (the scheduler, or the forward pass's caller) owns it; the forward pass's
- * workers read it, and write positions no other worker reads, in the same call.
+ * about a third of the machine's bandwidth. Readers get floats ({@link #readKeys}, {@link #readValues}).
+ *
+ * <p>Not thread-safe: one thread (the scheduler, or the forward pass's caller) owns it; during a forward pass its
+ * workers read it and {@link #store} positions that no other worker reads.
  */
 public final class KVCache {
     public static final int DEFAULT_BLOCK_SIZE = 16;

@@ -49,7 +49,7 @@ final class Attention implements WorkerPool.Task {
     private final int heads;
     /**
      * Per worker, {@link #ROWS} {@code x} {@link #HEADS} arrays of attention weights, {@code [row * HEADS + head]};
-     * they grow to the longest context a batch has attended over.
+     * they grow with the longest context a batch has attended over, up to the cache's context length.
      */
     private float[][] scores = new float[0][];
     /** Per worker, one block of one key-value head's keys, then of its values, as floats ({@code [slot * headDim + i]}). */
@@ -85,7 +85,9 @@ final class Attention implements WorkerPool.Task {
         int longest = 0;
         for (int row = 0; row < rows; row++) longest = Math.max(longest, batch.position(entries[row]) + 1);
         if (scores.length < workers * ROWS * HEADS || scores[0].length < longest) {
-            scores = new float[workers * ROWS * HEADS][Math.max(longest, scores.length == 0 ? 0 : scores[0].length)];
+            // doubling, not to the batch's length: a sequence's context grows by one position a step
+            int length = scores.length == 0 ? 0 : scores[0].length;
+            scores = new float[workers * ROWS * HEADS][Math.max(longest, Math.min(2 * length, cache.contextLength()))];
         }
         if (blocks.length < workers || blocks[0].length < cache.blockSize() * cache.headDim()) {
             blocks = new float[workers][cache.blockSize() * cache.headDim()];
