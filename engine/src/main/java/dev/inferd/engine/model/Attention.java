@@ -114,8 +114,7 @@ final class Attention implements WorkerPool.Task {
         if (runStarts.length < rows + 1) runStarts = new int[rows + 1];
         runs = 0;
         for (int row = 0; row < rows; row++) {
-            int start = runs == 0 ? -1 : runStarts[runs - 1];
-            boolean continues = start >= 0 && row - start < ROWS
+            boolean continues = row > 0 && row - runStarts[runs - 1] < ROWS
                     && batch.sequence(entries[row]) == batch.sequence(entries[row - 1])
                     && batch.position(entries[row]) == batch.position(entries[row - 1]) + 1;
             if (!continues) runStarts[runs++] = row;
@@ -140,7 +139,7 @@ final class Attention implements WorkerPool.Task {
         int from = runStarts[run], to = runStarts[run + 1];
         if (count == HEADS && headDim % F.length() == 0 && headDim % (2 * P.length()) == 0) {
             attendFour(from, to, first, worker * ROWS * HEADS, blocks[worker]);
-        } else {
+        } else { // shapes the four-head kernels do not take: each head and row alone, widening its own blocks
             for (int row = from; row < to; row++) {
                 for (int h = 0; h < count; h++) attendOne(row, first + h, scores[worker * ROWS * HEADS], blocks[worker]);
             }
