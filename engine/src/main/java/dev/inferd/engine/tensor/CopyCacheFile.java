@@ -146,12 +146,12 @@ public final class CopyCacheFile implements CopyStore {
     }
 
     /**
-     * Gives every page of the mapped copies a private copy of its own in anonymous memory, in place:
-     * {@code MADV_POPULATE_WRITE} over the copy-on-write mapping ({@link LinuxMemory}), the same bytes at
-     * the same addresses, so that kernels reading them meanwhile read the same values. Returns whether it
-     * did; false where this load built its copies, the cache was mapped read-only (where the advice
-     * fails), the system has no room for them ({@link LinuxMemory#hasRoomFor}), or it has no such advice
-     * (before Linux 5.14): the copies then stay mapped from the page cache.
+     * Gives the mapped copies anonymous memory of their own, in place: the same bytes at the same addresses,
+     * so that kernels reading them meanwhile read the same values ({@link LinuxMemory#replaceWithHugePages};
+     * where that fails and the mapping is the private one, {@code MADV_POPULATE_WRITE} over it). Returns
+     * whether it did; false where this load built its copies, the system has no room for them ({@link
+     * LinuxMemory#hasRoomFor}), or it has no such calls (not Linux, or before 5.14): the copies then stay
+     * mapped from the page cache.
      *
      * <p>Why (session 23): on this project's machine a process's mapped file pages that went unread for
      * 0.05-2 s read back at 3-7 GB/s instead of 25-35 (a streaming pass over the 1B Q8_0's copies, no page
@@ -217,8 +217,17 @@ public final class CopyCacheFile implements CopyStore {
 
     /**
      * The cache's copies through a native view of its mapping, or null unless its header is this load's.
-     * On Linux the mapping is private (copy-on-write, {@link LinuxMemory#mapPrivate}), so that
-     * {@link #moveIntoMemory} can give its pages copies of their own; elsewhere it is the JDK's read-only one.
+     * The mapping is the JDK's read-only one. Where that does not start on a huge page's boundary, which
+     * {@link #moveIntoMemory} needs to move the copies in huge pages, the mapping is a private
+     * (copy-on-write) one placed there ({@link LinuxMemory#mapPrivate}), whose pages the fallback advice
+     * can copy in 4 KB pages.
+     *
+     * <p>Why not always the private one, as until session 34: with it, the 1B Q4_0 decoded 12-14% slower
+     * than with the read-only one (24.4-24.5 t/s against 28.0, alternated), although after the move both
+     * read the same anonymous huge pages; copies built in memory decoded as slowly beside a second private
+     * mapping made with {@code mapPrivate} (of any file, 64 MB of it, never read, even unmapped again), and
+     * at full speed beside an anonymous one of 700 MB or the JDK's mapping of the same file. The cause, in
+     * the kernel or the host, was not found; the model file's own private mapping costs nothing measurable.
      */
     private MemorySegment mapIfCurrent() {
         try (var ch = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -228,12 +237,15 @@ public final class CopyCacheFile implements CopyStore {
                 // read on
             }
             if (!Arrays.equals(found.array(), header)) return null;
-            // an automatic arena: the mapping lasts while any matrix's view of it is reachable. Read through a
-            // plain native view, as the model file is (GGUFFile.open), so that the kernels meet one segment class.
+            // an automatic arena: the mapping lasts while any matrix's view of it is reachable (one left unused
+            // is unmapped once collected). Read through a plain native view, as the model file is
+            // (GGUFFile.open), so that the kernels meet one segment class.
             Arena arena = Arena.ofAuto();
-            long address = LinuxMemory.mapPrivate(file, fileSize);
-            if (address != 0) return LinuxMemory.view(address, fileSize, arena);
             MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, fileSize, arena);
+            if (!LinuxMemory.startsHugePage(mapping.address())) {
+                long address = LinuxMemory.mapPrivate(file, fileSize);
+                if (address != 0) return LinuxMemory.view(address, fileSize, Arena.ofAuto());
+            }
             return MemorySegment.ofAddress(mapping.address()).reinterpret(fileSize, arena, null);
         } catch (NoSuchFileException e) {
             return null;

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,7 +17,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What the copy cache reads before it moves copies into memory, the memory the system has available, and the move
- * itself: a private mapping of a file replaced by anonymous memory with its bytes, at the same address.
+ * itself: a mapping of a file (private, or the JDK's read-only one) replaced by anonymous memory with its bytes, at
+ * the same address.
  */
 class LinuxMemoryTest {
     @TempDir
@@ -37,6 +39,24 @@ class LinuxMemoryTest {
         Files.write(file, new byte[bytes.length]); // the file zeroed: a mapping of it would now read zeros
 
         assertThat(view.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(bytes);
+    }
+
+    @Test
+    void theJdksReadOnlyMappingOnAHugePageBoundaryIsReplacedTheSameWay() throws IOException {
+        assumeTrue(System.getProperty("os.name").startsWith("Linux"), "moving needs Linux's mremap");
+        byte[] bytes = new byte[(5 << 20) + 12345];
+        new Random(4).nextBytes(bytes);
+        Path file = Files.write(dir.resolve("copies"), bytes);
+        try (var channel = FileChannel.open(file)) {
+            var mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes.length, Arena.ofAuto());
+            // the copy cache's way in (CopyCacheFile); the kernels of this project's machines place it so
+            assumeTrue(LinuxMemory.startsHugePage(mapping.address()), "the kernel placed the mapping off a huge page's boundary");
+
+            assertThat(LinuxMemory.replaceWithHugePages(mapping.address(), bytes.length)).isTrue();
+            Files.write(file, new byte[bytes.length]);
+
+            assertThat(mapping.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(bytes);
+        }
     }
 
     @Test
