@@ -42,11 +42,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-        "-XX:PerMethodTrapLimit=1000000", "-XX:PerMethodRecompilationCutoff=1000000",
-        "-XX:PerBytecodeRecompilationCutoff=1000000", "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
-        "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot4",
-        "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.TiledProduct::kernel*"})
+@Fork(1) // the forked JVM inherits the host's options: run it as java @jvm.options -jar ... (see package-info)
 public class MatMulBenchmark {
 
     @Param({"Q8_0", "Q4_0", "F16", "BF16", "F32"})

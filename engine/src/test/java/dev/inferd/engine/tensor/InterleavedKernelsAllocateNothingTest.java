@@ -5,6 +5,7 @@ import dev.inferd.engine.OwnJvm;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (docs/performance-log.md, session 14; one way other code does that was found in session 18, below). A
  * fresh JVM checks the kernels as the engine's own work compiles them.
  */
+@Tag("jit")
 class InterleavedKernelsAllocateNothingTest {
     private static final long DEADLINE_NANOS = 30_000_000_000L;
     private static final int CALLS_PER_WINDOW = 500;

@@ -2,6 +2,7 @@ package dev.inferd.engine.tensor;
 
 import dev.inferd.engine.OwnJvm;
 import dev.inferd.engine.gguf.GGMLType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code -XX:CompileCommand=dontinline}, as the launcher and the pom's {@code jvm.flags} pass it), it compiles
  * as a unit of its own. In a JVM of its own, since what ran before decides how C2 compiles it.
  */
+@Tag("jit")
 class TiledProductStaysCompiledTest {
     private static final long DEADLINE_NANOS = 30_000_000_000L;
 
