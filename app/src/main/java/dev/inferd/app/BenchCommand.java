@@ -1,5 +1,6 @@
 package dev.inferd.app;
 
+import dev.inferd.engine.tensor.format.WeightMatrices;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inferd.app.models.ModelException;
@@ -20,9 +21,9 @@ import dev.inferd.engine.model.UnsupportedModelException;
 import dev.inferd.engine.model.synthetic.SyntheticModel;
 import dev.inferd.engine.model.synthetic.SyntheticShape;
 import dev.inferd.engine.model.synthetic.WeightFormat;
-import dev.inferd.engine.tensor.CopyCacheFile;
-import dev.inferd.engine.tensor.CopyStore;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.copies.CopyCacheFile;
+import dev.inferd.engine.tensor.copies.CopyStore;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -212,7 +213,7 @@ public final class BenchCommand implements Callable<Integer> {
                 var limit = new DecodeLimit(bandwidth, footprint.bytesPerToken());
                 // saved (or moved into memory) before measuring, so that nothing runs beside the tests
                 CopyCacheFile copies = noCopyCache ? null
-                        : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf);
+                        : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf, WeightMatrices.COPIES);
                 Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, longestPrefill)),
                         copies != null ? copies : CopyStore.inMemory());
                 CopyCaches.settle(copies, gguf, file.getFileName().toString(), err);

@@ -13,7 +13,7 @@ import dev.inferd.app.models.ResolvedModel;
 import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.gguf.GGUFFormatException;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.server.http.InferdServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

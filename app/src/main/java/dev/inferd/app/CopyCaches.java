@@ -2,7 +2,7 @@ package dev.inferd.app;
 
 import dev.inferd.app.models.ModelsConfig;
 import dev.inferd.engine.gguf.GGUFFile;
-import dev.inferd.engine.tensor.CopyCacheFile;
+import dev.inferd.engine.tensor.copies.CopyCacheFile;
 
 import java.io.IOException;
 import java.io.PrintStream;

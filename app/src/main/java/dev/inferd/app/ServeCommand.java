@@ -7,7 +7,7 @@ import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelDescription;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.gguf.GGUFFormatException;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.server.http.InferdServer;
 import dev.inferd.server.http.ModelRegistry;

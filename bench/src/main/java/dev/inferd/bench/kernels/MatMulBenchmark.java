@@ -1,9 +1,10 @@
 package dev.inferd.bench.kernels;
 
+import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.Quantizer;
+import dev.inferd.engine.tensor.format.Quantizer;
 import dev.inferd.engine.tensor.WeightMatrix;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -89,7 +90,7 @@ public class MatMulBenchmark {
         for (int i = 0; i < count; i++) {
             MemorySegment seg = arena.allocate(bytes.length, 64);
             MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
-            copies[i] = WeightMatrix.of(t, rows, cols, seg);
+            copies[i] = WeightMatrices.of(t, rows, cols, seg);
         }
         x = new float[batch * cols];
         for (int i = 0; i < x.length; i++) x[i] = (float) (random.nextDouble() * 2 - 1);

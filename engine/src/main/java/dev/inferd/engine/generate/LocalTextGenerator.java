@@ -1,13 +1,14 @@
 package dev.inferd.engine.generate;
 
+import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.batch.Scheduler;
 import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.ModelConfig;
-import dev.inferd.engine.tensor.CopyCacheFile;
-import dev.inferd.engine.tensor.CopyStore;
+import dev.inferd.engine.tensor.copies.CopyCacheFile;
+import dev.inferd.engine.tensor.copies.CopyStore;
 import dev.inferd.engine.tokenizer.Tokenizer;
 
 import java.io.IOException;
@@ -102,7 +103,7 @@ public final class LocalTextGenerator implements TextGenerator {
         int trained = config.contextLength();
         int context = options.contextLength() > 0 ? options.contextLength() : Math.min(trained, DEFAULT_MAX_CONTEXT);
         Scheduler.Config schedule = scheduleFor(config, context, options);
-        this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf) : null;
+        this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf, WeightMatrices.COPIES) : null;
         this.model = Model.load(gguf, schedule.maxBatch(), copyCache != null ? copyCache : CopyStore.inMemory());
         this.tokenizer = Tokenizer.fromGGUF(gguf);
         this.chatPrompt = ChatPrompt.forModel(gguf, tokenizer);

@@ -1,7 +1,7 @@
 package dev.inferd.engine.sample;
 
 import dev.inferd.engine.generate.SamplingParams;
-import dev.inferd.engine.tensor.Lanes;
+import dev.inferd.engine.tensor.vector.Lanes;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;

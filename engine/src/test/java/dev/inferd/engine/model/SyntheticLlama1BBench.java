@@ -5,8 +5,8 @@ import dev.inferd.engine.batch.KVCache;
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.GGUFWriter;
-import dev.inferd.engine.tensor.Quantizer;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.format.Quantizer;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 
 import java.nio.file.Path;
 import java.util.Arrays;
