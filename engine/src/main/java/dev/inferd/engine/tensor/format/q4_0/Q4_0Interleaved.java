@@ -40,7 +40,7 @@ import static jdk.incubator.vector.VectorOperators.XOR;
  * {@code 8s + 2f + t}, so that each nibble meets the same pair of activations in every lane (an entry
  * of {@link Q8Activations#pairs}). Four values to a lane, a step is read as it lies (no widening) and a
  * value is a shift and a mask out of it, the top one a shift alone: in a one-thread product that stays
- * in cache, 1.17x the speed of the earlier layout of two values to a byte widened to 16 bits.
+ * in cache, 1.17x the speed of a layout of two values to a byte widened to 16 bits.
  *
  * <p>The scales stay halves because a token reads every byte of the copy: as floats they made the copy 11%
  * larger than the file, and the 1B Q4_0 decoded about that much slower than llama.cpp, which reads the file's

@@ -30,8 +30,8 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * costs; decoded to a byte each, the copy would be 1.6 times the
  * stored size. Three to a lane, a value is one or two shifts out of the lane and the copy is 1.2 times the
  * stored size: a sub-block costs the kernel six loads and 59 vector operations a group, against four loads
- * and 56 for a Q4_K sub-block (four nibbles to a lane), and eight widening loads and 56 in Q4_K's
- * earlier layout of bytes widened to shorts.
+ * and 56 for a Q4_K sub-block (four nibbles to a lane), and eight widening loads and 56 in a
+ * layout of bytes widened to shorts.
  *
  * <p>A lane holds {@code v = q - 16} (-16..15) in bits 0-4, 5-9 and 10-15 (the last field six bits wide,
  * so that one arithmetic shift extends its sign). A step is a {@link #STEP_S} vector: lanes
