@@ -218,8 +218,7 @@ public final class BenchCommand implements Callable<Integer> {
                         copies != null ? copies : CopyStore.inMemory());
                 CopyCaches.settle(copies, gguf, file.getFileName().toString(), err);
                 // the server's warm-up first: generated tokens' kernels compile before any prompt product runs,
-                // since compiled after prompt products they ran boxed on AVX-512 (tg128 of the 1B Q4_0 12.6 and
-                // 17 t/s after pp512 against 27 alone, session 15; see WarmUp)
+                // since compiled after prompt products they can run boxed on AVX-512, at half speed (see WarmUp)
                 WarmUp.run(m, () -> false);
                 var bench = new LlamaBench(m);
                 var results = new ArrayList<TestResult>();

@@ -15,8 +15,8 @@ import java.util.Map;
  * answer gets the blocks the answer was generated in (row kernels), where a cold run computes those
  * positions as prompt (the tiled product), which rounds differently. Its tokens stay the same in
  * practice, but its log-probabilities differ from a cold run's in the fifth digit (stories260K,
- * {@code ContinuousBatchingTest}). Keying by role as well was tried: exact, but every turn then
- * recomputes the previous answer as prompt (at the 1B Q4_0's prefill of about 42 tokens/s, 12 s for
+ * {@code ContinuousBatchingTest}). Keying by role as well would be exact, but every turn would then
+ * recompute the previous answer as prompt (at the 1B Q4_0's prefill of about 42 tokens/s, 12 s for
  * a 500-token answer), and multi-turn reuse is what the cache is for. What runs beside a request
  * never matters.
  *

@@ -14,7 +14,7 @@ import java.net.InetSocketAddress;
  * closed waits in the kernel's table in state CLOSE_WAIT until the server closes its side.
  *
  * <p>Where that table cannot be read (not Linux), requests are not watched and a non-streamed
- * generation runs to its end, as it did before. A client that only half-closes (shuts down its
+ * generation runs to its end. A client that only half-closes (shuts down its
  * output and still reads) looks gone too; HTTP clients do not do that.
  */
 final class ClientWatch {
