@@ -12,6 +12,7 @@ import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
 import dev.inferd.bench.ModelFootprint;
 import dev.inferd.bench.TestResult;
+import dev.inferd.engine.generate.AfterLoad;
 import dev.inferd.engine.batch.WarmUp;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.GGUFFormatException;
@@ -215,7 +216,7 @@ public final class BenchCommand implements Callable<Integer> {
                         : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf);
                 Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, longestPrefill)),
                         copies != null ? copies : CopyStore.inMemory());
-                CopyCaches.settle(copies, gguf, file.getFileName().toString(), err);
+                AfterLoad.run(copies, gguf, file.getFileName().toString(), new ModelEvents(err));
                 // the server's warm-up first: generated tokens' kernels compile before any prompt product runs,
                 // since compiled after prompt products they ran boxed on AVX-512 (tg128 of the 1B Q4_0 12.6 and
                 // 17 t/s after pp512 against 27 alone, session 15; see WarmUp)

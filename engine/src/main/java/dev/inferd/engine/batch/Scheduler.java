@@ -1,5 +1,8 @@
 package dev.inferd.engine.batch;
 
+import dev.inferd.engine.model.Batch;
+import dev.inferd.engine.kvcache.KVCache;
+
 import dev.inferd.engine.model.Logits;
 import dev.inferd.engine.model.Model;
 

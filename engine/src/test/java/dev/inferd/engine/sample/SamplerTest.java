@@ -1,6 +1,6 @@
 package dev.inferd.engine.sample;
 
-import dev.inferd.engine.generate.SamplingParams;
+import dev.inferd.engine.sample.SamplingParams;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.inferd.engine.tensor;
 
-import dev.inferd.engine.batch.Batch;
+import dev.inferd.engine.model.Batch;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.synthetic.SyntheticModel;

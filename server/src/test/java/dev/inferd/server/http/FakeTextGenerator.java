@@ -3,7 +3,7 @@ package dev.inferd.server.http;
 import dev.inferd.engine.generate.BusyException;
 import dev.inferd.engine.generate.ChatMessage;
 import dev.inferd.engine.generate.FinishReason;
-import dev.inferd.engine.generate.GenerationListener;
+import dev.inferd.engine.generate.Generation;
 import dev.inferd.engine.generate.GenerationRequest;
 import dev.inferd.engine.generate.GenerationResult;
 import dev.inferd.engine.generate.ModelDescription;
@@ -111,10 +111,23 @@ final class FakeTextGenerator implements TextGenerator {
     }
 
     @Override
-    public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
+    public Generation submit(GenerationRequest request) {
         lastRequest = request;
         generateCalls.incrementAndGet();
         if (busyRetryAfter >= 0) throw new BusyException("queue is full (8 waiting)", busyRetryAfter);
+        var generation = new Generation();
+        Thread.ofVirtual().name("fake-engine").start(() -> {
+            try {
+                generation.end(generate(request, generation));
+            } catch (Throwable t) {
+                generation.fail(t);
+            }
+        });
+        return generation;
+    }
+
+    /** Runs the whole generation on the fake engine's thread, as the real one's scheduler thread would. */
+    private GenerationResult generate(GenerationRequest request, Generation listener) {
         if (failAfterTokens == 0) throw new IllegalStateException("fake engine failure");
         int n = request.n();
         StringBuilder[] texts = new StringBuilder[n];
@@ -132,12 +145,12 @@ final class FakeTextGenerator implements TextGenerator {
                 List<String> pieces = pieces(c);
                 if (step >= pieces.size()) {
                     finished[c] = true;
-                    listener.onFinish(c, FinishReason.STOP);
+                    listener.finish(c, FinishReason.STOP);
                     continue;
                 }
                 if (step >= request.maxTokens()) {
                     finished[c] = true;
-                    listener.onFinish(c, FinishReason.LENGTH);
+                    listener.finish(c, FinishReason.LENGTH);
                     continue;
                 }
                 sleep();
@@ -151,13 +164,13 @@ final class FakeTextGenerator implements TextGenerator {
                 int stopAt = firstStop(after, request.stop());
                 if (stopAt >= 0) {
                     String visible = after.substring(Math.min(before.length(), stopAt), stopAt);
-                    if (!visible.isEmpty()) listener.onText(c, visible, logprobs(request, step, visible));
+                    if (!visible.isEmpty()) listener.text(c, visible, logprobs(request, step, visible));
                     finished[c] = true;
-                    listener.onFinish(c, FinishReason.STOP);
+                    listener.finish(c, FinishReason.STOP);
                     continue;
                 }
                 texts[c].append(piece);
-                listener.onText(c, piece, logprobs(request, step, piece));
+                listener.text(c, piece, logprobs(request, step, piece));
                 anyActive = true;
             }
             if (!anyActive && allTrue(finished)) break;
