@@ -44,7 +44,7 @@ public final class Sampler {
         for (Map.Entry<Integer, Float> e : params.logitBias().entrySet()) {
             int id = e.getKey();
             if (id < 0 || id >= vocabSize) {
-                throw new IllegalArgumentException("logit_bias names token " + id + ", outside the vocabulary of " + vocabSize);
+                throw new IllegalArgumentException("the logit bias names token " + id + ", outside the vocabulary of " + vocabSize);
             }
         }
     }

@@ -198,6 +198,30 @@ class ContinuousBatchingTest {
     }
 
     @Test
+    void aTokenConstraintDecidesEveryChoicesTokens() {
+        var allowed = java.util.Set.of(100, 200, 300);
+        TokenConstraint.Factory onlyAllowed = () -> new TokenConstraint() {
+            @Override
+            public void mask(float[] logits) {
+                for (int i = 0; i < logits.length; i++) if (!allowed.contains(i)) logits[i] = Float.NEGATIVE_INFINITY;
+            }
+
+            @Override
+            public void accept(int token) {
+                assertThat(allowed).contains(token);
+            }
+        };
+        var base = request(solo, PROMPTS[0], 12, SEEDED);
+        var recorder = new Recorder(2);
+        GenerationResult result = generate(solo, new GenerationRequest(base.prompt(), 2, 12, List.of(), SEEDED, 0,
+                onlyAllowed), recorder);
+
+        assertThat(result.completionTokens()).isEqualTo(24);
+        for (int c = 0; c < 2; c++) assertThat(recorder.tokens.get(c)).hasSize(12).isSubsetOf(allowed);
+        assertThat(recorder.finish).containsExactly(FinishReason.LENGTH, FinishReason.LENGTH);
+    }
+
+    @Test
     void cancelledRequestsStopAndFreeTheirBlocksWhileTheOthersAreUnaffected() throws Exception {
         int maxTokens = 40;
         try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(8).withMaxQueued(16))) {

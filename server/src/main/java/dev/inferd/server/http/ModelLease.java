@@ -28,7 +28,8 @@ final class ModelLease implements AutoCloseable {
 
     /**
      * Submits a generation; its counts go to the model's meters when it ends. An engine whose queue is
-     * full is a 429 the client may retry.
+     * full is a 429 the client may retry; a request the engine can never run (more KV memory than it
+     * has, a logit bias outside the vocabulary) is the client's: a 400.
      */
     MeteredGeneration submit(GenerationRequest request) {
         long started = System.nanoTime();
@@ -39,6 +40,8 @@ final class ModelLease implements AutoCloseable {
         } catch (BusyException busy) {
             throw ApiError.busy("The engine is busy: " + busy.getMessage() + ". Please retry shortly.",
                     busy.retryAfterSeconds());
+        } catch (IllegalArgumentException e) {
+            throw ApiError.invalid(null, "Invalid request: " + e.getMessage());
         }
     }
 

@@ -33,6 +33,7 @@ final class FakeTextGenerator implements TextGenerator {
     private volatile int failAfterTokens = -1;
     private volatile boolean chooseDifferentTexts;
     private volatile int busyRetryAfter = -1;
+    private volatile String refusal;
 
     volatile GenerationRequest lastRequest;
     volatile List<ChatMessage> lastMessages;
@@ -64,6 +65,12 @@ final class FakeTextGenerator implements TextGenerator {
     /** Refuses every generation as an engine with a full queue does. */
     FakeTextGenerator busy(int retryAfterSeconds) {
         this.busyRetryAfter = retryAfterSeconds;
+        return this;
+    }
+
+    /** Refuses every generation as one the engine could never run, saying why. */
+    FakeTextGenerator refuse(String why) {
+        this.refusal = why;
         return this;
     }
 
@@ -115,6 +122,7 @@ final class FakeTextGenerator implements TextGenerator {
         lastRequest = request;
         generateCalls.incrementAndGet();
         if (busyRetryAfter >= 0) throw new BusyException("queue is full (8 waiting)", busyRetryAfter);
+        if (refusal != null) throw new IllegalArgumentException(refusal);
         var generation = new Generation();
         Thread.ofVirtual().name("fake-engine").start(() -> {
             try {
