@@ -13,6 +13,7 @@ import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
 import dev.inferd.bench.ModelFootprint;
 import dev.inferd.bench.TestResult;
+import dev.inferd.engine.generate.AfterLoad;
 import dev.inferd.engine.batch.WarmUp;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.GGUFFormatException;
@@ -216,7 +217,7 @@ public final class BenchCommand implements Callable<Integer> {
                         : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf, WeightMatrices.COPIES);
                 Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, longestPrefill)),
                         copies != null ? copies : CopyStore.inMemory());
-                CopyCaches.settle(copies, gguf, file.getFileName().toString(), err);
+                AfterLoad.run(copies, gguf, file.getFileName().toString(), new ModelEvents(err));
                 // the server's warm-up first: generated tokens' kernels compile before any prompt product runs,
                 // since compiled after prompt products they can run boxed on AVX-512, at half speed (see WarmUp)
                 WarmUp.run(m, () -> false);

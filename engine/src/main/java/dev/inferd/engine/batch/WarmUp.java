@@ -1,5 +1,7 @@
 package dev.inferd.engine.batch;
 
+import dev.inferd.engine.model.Batch;
+
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.tensor.WeightMatrix;
 

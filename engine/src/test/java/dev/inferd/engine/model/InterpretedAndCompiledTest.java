@@ -1,7 +1,6 @@
 package dev.inferd.engine.model;
 
 import dev.inferd.engine.OwnJvm;
-import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.synthetic.SyntheticModel;
 import dev.inferd.engine.model.synthetic.SyntheticShape;

@@ -93,11 +93,15 @@ final class ApiRouter implements Handler {
             }
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);
-                chat.handle(request, response, ClientWatch.of(request));
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    chat.handle(request, response, client);
+                }
             }
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
-                completions.handle(request, response, ClientWatch.of(request));
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    completions.handle(request, response, client);
+                }
             }
             default -> {
                 if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {

@@ -1,41 +1,59 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.Generation;
+import dev.inferd.server.linux.LinuxTcpTable;
+import dev.inferd.server.linux.TcpConnection;
 import io.helidon.common.socket.PeerInfo;
 import io.helidon.webserver.http.ServerRequest;
 
 import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Tells whether the client of a request has gone while the server has nothing to write to it yet
- * (a non-streamed generation, or a stream waiting for its first token). A write would show a
- * departed client at once; without one, neither Helidon nor the socket API can tell without
- * reading from the connection, which would take bytes that belong to Helidon. So the watch asks
- * the operating system instead (see {@link PeerClosedConnections}): a connection the client has
- * closed waits in the kernel's table in state CLOSE_WAIT until the server closes its side.
+ * Stops a request's generation when its client goes away while the server has nothing to write to it
+ * (a non-streamed generation, or a stream waiting for its first token). A write would show a departed
+ * client at once; without one, neither Helidon nor the socket API can tell without reading from the
+ * connection, which would take bytes that belong to Helidon. So the operating system is asked instead
+ * ({@link LinuxTcpTable}): a connection the client has closed waits in the kernel's table in state
+ * CLOSE_WAIT until the server closes its side.
+ *
+ * <p>One thread of the whole server looks at every watched connection, once per
+ * {@link #CHECK_MILLIS} and only while some request is watched, and cancels the generation of a client
+ * that left; the request's own thread just reads its generation's events, which then end.
  *
  * <p>Where that table cannot be read (not Linux), requests are not watched and a non-streamed
- * generation runs to its end. A client that only half-closes (shuts down its
- * output and still reads) looks gone too; HTTP clients do not do that.
+ * generation runs to its end. A client that only half-closes (shuts down its output and still reads)
+ * looks gone too; HTTP clients do not do that.
  */
-final class ClientWatch {
+final class ClientWatch implements AutoCloseable {
+
+    /** How often the watched connections are looked at. */
+    static final long CHECK_MILLIS = 100;
 
     /** For requests whose connection cannot be watched: the client always seems to be there. */
     static final ClientWatch UNWATCHED = new ClientWatch(null, null);
 
-    private final PeerClosedConnections table;
-    private final TcpConnection connection;
+    private static final Watcher WATCHER = new Watcher();
 
-    private ClientWatch(PeerClosedConnections table, TcpConnection connection) {
+    private final LinuxTcpTable table;
+    private final TcpConnection connection;
+    private volatile Generation generation;
+    private volatile boolean gone;
+
+    private ClientWatch(LinuxTcpTable table, TcpConnection connection) {
         this.table = table;
         this.connection = connection;
     }
 
     /** A watch on the client of {@code request}, through the system's connection table. */
     static ClientWatch of(ServerRequest request) {
-        return of(request, PeerClosedConnections.SYSTEM);
+        return of(request, LinuxTcpTable.SYSTEM);
     }
 
-    static ClientWatch of(ServerRequest request, PeerClosedConnections table) {
+    static ClientWatch of(ServerRequest request, LinuxTcpTable table) {
         if (!table.isAvailable()) return UNWATCHED;
         TcpConnection connection = connectionOf(request.localPeer(), request.remotePeer());
         return connection == null ? UNWATCHED : new ClientWatch(table, connection);
@@ -49,8 +67,68 @@ final class ClientWatch {
         return null;
     }
 
-    /** True once the client has closed its side of the connection. */
+    /** From now until {@link #close}, the client leaving cancels {@code generation} (replacing an earlier one). */
+    void cancelOnDeparture(Generation generation) {
+        if (connection == null) return;
+        this.generation = generation;
+        if (gone) generation.cancel();
+        WATCHER.add(this);
+    }
+
+    /** True once the watch saw the client close its side of the connection. */
     boolean isGone() {
-        return connection != null && table.isClosedByPeer(connection);
+        return gone;
+    }
+
+    @Override
+    public void close() {
+        if (connection != null) WATCHER.remove(this);
+    }
+
+    /** Called by the watcher's thread. */
+    private void check() {
+        if (!gone && table.isClosedByPeer(connection)) gone = true;
+        Generation g = generation;
+        if (gone && g != null) g.cancel();
+    }
+
+    /** The one thread that looks at the watched connections; it sleeps while there are none. */
+    private static final class Watcher {
+        private final Set<ClientWatch> watched = ConcurrentHashMap.newKeySet();
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition someWatched = lock.newCondition();
+        private Thread thread;
+
+        void add(ClientWatch watch) {
+            watched.add(watch);
+            lock.lock();
+            try {
+                if (thread == null) thread = Thread.ofVirtual().name("inferd-client-watch").start(this::run);
+                someWatched.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void remove(ClientWatch watch) {
+            watched.remove(watch);
+        }
+
+        private void run() {
+            try {
+                while (true) {
+                    lock.lock();
+                    try {
+                        while (watched.isEmpty()) someWatched.await();
+                    } finally {
+                        lock.unlock();
+                    }
+                    Thread.sleep(CHECK_MILLIS);
+                    for (ClientWatch watch : watched) watch.check();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@ package dev.inferd.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inferd.server.openai.ApiError;
-import dev.inferd.server.openai.Json;
+import dev.inferd.server.openai.WireJson;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HttpMediaType;
@@ -33,7 +33,7 @@ final class JsonExchange {
         request.headers().contentType().map(HttpMediaType::mediaType).ifPresent(type -> {
             if ("multipart".equalsIgnoreCase(type.type())) throw ApiError.unsupportedMediaType(type.text());
         });
-        if (!request.content().hasEntity()) return Json.parse(new byte[0]);
+        if (!request.content().hasEntity()) return WireJson.parse(new byte[0]);
         byte[] body;
         try (InputStream in = request.content().inputStream()) {
             body = in.readNBytes((int) MAX_BODY_BYTES + 1);
@@ -41,13 +41,13 @@ final class JsonExchange {
             throw new UncheckedIOException(e);
         }
         if (body.length > MAX_BODY_BYTES) throw ApiError.payloadTooLarge(MAX_BODY_BYTES);
-        return Json.parse(body);
+        return WireJson.parse(body);
     }
 
     static void send(ServerResponse response, int status, Object body) {
         response.status(status);
         response.header(HeaderNames.CONTENT_TYPE, "application/json");
-        response.send(Json.bytes(body));
+        response.send(WireJson.bytes(body));
     }
 
     static void sendError(ServerResponse response, ApiError error) {

@@ -1,6 +1,5 @@
 package dev.inferd.server.openai;
 
-import dev.inferd.engine.generate.SamplingParams;
 
 import java.util.List;
 
@@ -12,12 +11,22 @@ import java.util.List;
  * @param logprobs -1 without log-probabilities, else the number of alternatives per token (0..5)
  */
 public record CompletionRequest(String model, List<String> prompts, boolean stream, boolean includeUsage,
-                                SamplingParams sampling, int maxTokens, List<String> stop, int n,
-                                boolean echo, int logprobs) {
+                                SamplingFields sampling, int maxTokens, List<String> stop, int n,
+                                boolean echo, int logprobs) implements GenerationFields {
 
     public CompletionRequest {
         prompts = List.copyOf(prompts);
         stop = List.copyOf(stop);
+    }
+
+    @Override
+    public Integer maxTokensCap() {
+        return maxTokens;
+    }
+
+    @Override
+    public int logprobCount() {
+        return logprobs;
     }
 
     public boolean wantsLogprobs() {

@@ -3,7 +3,7 @@ package dev.inferd.engine.tensor.copies;
 import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.tensor.copies.CopyCacheFile;
 import dev.inferd.engine.tensor.copies.CopyStore;
-import dev.inferd.engine.batch.Batch;
+import dev.inferd.engine.model.Batch;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.synthetic.SyntheticModel;

@@ -1,4 +1,4 @@
-package dev.inferd.server.http;
+package dev.inferd.server.linux;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -12,17 +12,17 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The TCP connections whose peer has closed its side, from Linux's connection tables
+ * Linux only: the TCP connections whose peer has closed its side, from the kernel's connection tables
  * ({@code /proc/net/tcp} and {@code /proc/net/tcp6}): state CLOSE_WAIT (the peer's FIN arrived) or
  * CLOSE (a reset). The tables are read at most once per {@link #maxAge}, by whichever waiting
  * request asks first, so many waiting requests cost one read, and none at all while nobody waits.
  */
-final class PeerClosedConnections {
+public final class LinuxTcpTable {
 
-    static final PeerClosedConnections SYSTEM = new PeerClosedConnections(
+    public static final LinuxTcpTable SYSTEM = new LinuxTcpTable(
             List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6")), Duration.ofMillis(200));
 
-    private static final System.Logger LOG = System.getLogger(PeerClosedConnections.class.getName());
+    private static final System.Logger LOG = System.getLogger(LinuxTcpTable.class.getName());
     private static final String CLOSE = "07";
     private static final String CLOSE_WAIT = "08";
 
@@ -33,7 +33,7 @@ final class PeerClosedConnections {
     private long readAt;
     private boolean read;
 
-    PeerClosedConnections(List<Path> tables, Duration maxAge) {
+    LinuxTcpTable(List<Path> tables, Duration maxAge) {
         this.tables = tables;
         this.maxAgeNanos = maxAge.toNanos();
         // The tables' addresses are raw words in the machine's byte order; only little-endian is handled.
@@ -41,11 +41,11 @@ final class PeerClosedConnections {
                 && tables.stream().anyMatch(Files::isReadable);
     }
 
-    boolean isAvailable() {
+    public boolean isAvailable() {
         return available;
     }
 
-    boolean isClosedByPeer(TcpConnection connection) {
+    public boolean isClosedByPeer(TcpConnection connection) {
         return available && closedNow().contains(connection);
     }
 

@@ -3,8 +3,8 @@ package dev.inferd.app.models;
 import java.io.IOException;
 
 /** Another process holds the lock on the {@code .part} file. */
-final class BusyException extends IOException {
-    BusyException(String message) {
+final class PartFileLockedException extends IOException {
+    PartFileLockedException(String message) {
         super(message);
     }
 }

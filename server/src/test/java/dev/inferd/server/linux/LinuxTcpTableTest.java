@@ -1,4 +1,4 @@
-package dev.inferd.server.http;
+package dev.inferd.server.linux;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,7 +11,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class PeerClosedConnectionsTest {
+class LinuxTcpTableTest {
 
     private static final String HEADER =
             "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
@@ -32,7 +32,7 @@ class PeerClosedConnectionsTest {
                 + "   2: 00000000:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000 0 12347 1 0 20 4 30 10 -1\n"
                 + "   3: 0100007F:1F40 0100007F:A1B3 01 00000000:00000000 00:00000000 00000000  1000 0 12348 1 0 20 4 30 10 -1\n";
 
-        assertThat(PeerClosedConnections.parse(table)).containsExactlyInAnyOrder(
+        assertThat(LinuxTcpTable.parse(table)).containsExactlyInAnyOrder(
                 connection("127.0.0.1", 8000, "127.0.0.1", 0xA1B2),
                 connection("10.1.2.3", 8000, "192.168.0.7", 50000));
     }
@@ -47,7 +47,7 @@ class PeerClosedConnectionsTest {
                 + "   1: 00000000000000000000000001000000:1F40 00000000000000000000000001000000:9C40 08 "
                 + "00000000:00000000 00:00000000 00000000 0 0 0 3 0\n";
 
-        assertThat(PeerClosedConnections.parse(table)).containsExactlyInAnyOrder(
+        assertThat(LinuxTcpTable.parse(table)).containsExactlyInAnyOrder(
                 connection("127.0.0.1", 8000, "127.0.0.1", 0x925E),
                 connection("::1", 8000, "::1", 40000));
     }
@@ -57,14 +57,14 @@ class PeerClosedConnectionsTest {
         String table = HEADER + "garbage\n   0: 0100007F 0100007F:A1B2 08\n   1: XYZ:1F40 0100007F:A1B2 08\n"
                 + "   2: 0100007F:1F40 0100007F:A1B2 08 00000000:00000000\n";
 
-        assertThat(PeerClosedConnections.parse(table)).containsExactly(connection("127.0.0.1", 8000, "127.0.0.1", 0xA1B2));
+        assertThat(LinuxTcpTable.parse(table)).containsExactly(connection("127.0.0.1", 8000, "127.0.0.1", 0xA1B2));
     }
 
     @Test
     void rereadsTheTableOnlyWhenItIsOlderThanItsMaximumAge(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("tcp");
         Files.writeString(file, HEADER);
-        var table = new PeerClosedConnections(List.of(file), Duration.ofHours(1));
+        var table = new LinuxTcpTable(List.of(file), Duration.ofHours(1));
         TcpConnection client = connection("127.0.0.1", 8000, "127.0.0.1", 0xA1B2);
         assertThat(table.isAvailable()).isTrue();
         assertThat(table.isClosedByPeer(client)).isFalse();
@@ -72,12 +72,12 @@ class PeerClosedConnectionsTest {
         Files.writeString(file, HEADER + "   0: 0100007F:1F40 0100007F:A1B2 08 0 0 0 0 0\n");
         assertThat(table.isClosedByPeer(client)).as("still the cached table").isFalse();
 
-        var fresh = new PeerClosedConnections(List.of(file), Duration.ZERO);
+        var fresh = new LinuxTcpTable(List.of(file), Duration.ZERO);
         assertThat(fresh.isClosedByPeer(client)).isTrue();
     }
 
     @Test
     void isUnavailableWithoutTables(@TempDir Path dir) {
-        assertThat(new PeerClosedConnections(List.of(dir.resolve("absent")), Duration.ZERO).isAvailable()).isFalse();
+        assertThat(new LinuxTcpTable(List.of(dir.resolve("absent")), Duration.ZERO).isAvailable()).isFalse();
     }
 }

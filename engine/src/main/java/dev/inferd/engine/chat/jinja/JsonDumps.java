@@ -8,8 +8,8 @@ import java.util.Map;
  * {@code json.dumps(value, ensure_ascii=False, indent=indent)}, keys in insertion order, no HTML
  * escaping, separators {@code ", "}/{@code ": "} (and {@code ","} at line ends when indenting).
  */
-final class Json {
-    private Json() {
+final class JsonDumps {
+    private JsonDumps() {
     }
 
     static String write(Object value, Integer indent, boolean sortKeys) {

@@ -1,4 +1,4 @@
-package dev.inferd.engine.batch;
+package dev.inferd.engine.kvcache;
 
 import org.junit.jupiter.api.Test;
 

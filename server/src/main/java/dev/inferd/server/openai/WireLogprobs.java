@@ -1,12 +1,12 @@
 package dev.inferd.server.openai;
 
 /** Small conversions shared by the chat and legacy log-probability shapes. */
-final class Logprobs {
+final class WireLogprobs {
 
     /** What OpenAI reports for a token the model gives no chance at all. */
     static final double FLOOR = -9999.0;
 
-    private Logprobs() {
+    private WireLogprobs() {
     }
 
     /** JSON has no -Infinity or NaN: a banned token (logit bias -100) would otherwise break the body. */

@@ -1,4 +1,4 @@
-package dev.inferd.engine.batch;
+package dev.inferd.engine.kvcache;
 
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package dev.inferd.engine.batch;
+package dev.inferd.engine.kvcache;
 
 /**
  * Keys and values of every layer in fixed-size blocks of {@link #blockSize()} positions, drawn from a

@@ -1,4 +1,4 @@
-package dev.inferd.engine.batch;
+package dev.inferd.engine.model;
 
 /**
  * The input of one forward pass: entries of (sequence, position, token, wants logits) in any mix, for

@@ -18,7 +18,7 @@ import java.io.UncheckedIOException;
  * the wire; nulls are written (OpenAI's required-but-nullable fields such as {@code refusal} and
  * {@code finish_reason} must be present), so a field that must be absent says so on its record.
  */
-public final class Json {
+public final class WireJson {
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
@@ -34,7 +34,7 @@ public final class Json {
                 StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build());
     }
 
-    private Json() {
+    private WireJson() {
     }
 
     public static ObjectMapper mapper() {

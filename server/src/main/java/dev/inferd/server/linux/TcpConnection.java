@@ -1,4 +1,4 @@
-package dev.inferd.server.http;
+package dev.inferd.server.linux;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -9,9 +9,9 @@ import java.util.Arrays;
  * are kept as bytes, IPv4-mapped IPv6 addresses ({@code ::ffff:a.b.c.d}) as the IPv4 address, so
  * that a dual-stack socket and the kernel's table name a connection the same way.
  */
-record TcpConnection(byte[] localAddress, int localPort, byte[] remoteAddress, int remotePort) {
+public record TcpConnection(byte[] localAddress, int localPort, byte[] remoteAddress, int remotePort) {
 
-    static TcpConnection of(InetAddress local, int localPort, InetAddress remote, int remotePort) {
+    public static TcpConnection of(InetAddress local, int localPort, InetAddress remote, int remotePort) {
         return new TcpConnection(normalized(local.getAddress()), localPort, normalized(remote.getAddress()), remotePort);
     }
 

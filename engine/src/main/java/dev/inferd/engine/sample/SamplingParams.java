@@ -1,4 +1,4 @@
-package dev.inferd.engine.generate;
+package dev.inferd.engine.sample;
 
 import java.util.Map;
 
