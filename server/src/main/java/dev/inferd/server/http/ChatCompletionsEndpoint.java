@@ -28,7 +28,7 @@ final class ChatCompletionsEndpoint {
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest));
-        try (ModelLease lease = models.admit(request.model())) {
+        try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
             int[] prompt = PromptBudget.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
             int maxTokens = PromptBudget.maxTokens(generator, prompt.length, request.maxTokens(), "messages");

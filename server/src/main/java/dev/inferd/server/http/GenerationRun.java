@@ -52,13 +52,14 @@ final class GenerationRun implements GenerationListener {
         this.meters = meters;
     }
 
-    static GenerationRun start(TextGenerator generator, GenerationRequest request, ModelMeters meters) {
+    static GenerationRun start(TextGenerator generator, GenerationRequest request, ModelMeters meters, RequestHook hook) {
         GenerationRun run = new GenerationRun(meters);
         Thread.ofVirtual().name("inferd-generate").start(() -> {
             Event last;
             try {
                 GenerationResult result = generator.generate(request, run);
                 meters.finished(result, System.nanoTime() - run.startNanos);
+                hook.tokens(result.promptTokens(), result.completionTokens(), result.cachedPromptTokens());
                 last = new Done(result);
             } catch (Throwable t) {
                 last = new Failed(t);

@@ -11,12 +11,14 @@ final class ModelLease implements AutoCloseable {
 
     private final TextGenerator generator;
     private final ModelMeters meters;
+    private final RequestHook hook;
     private final Runnable release;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    ModelLease(TextGenerator generator, ModelMeters meters, Runnable release) {
+    ModelLease(TextGenerator generator, ModelMeters meters, RequestHook hook, Runnable release) {
         this.generator = generator;
         this.meters = meters;
+        this.hook = hook;
         this.release = release;
     }
 
@@ -25,7 +27,7 @@ final class ModelLease implements AutoCloseable {
     }
 
     GenerationRun start(GenerationRequest request) {
-        return GenerationRun.start(generator, request, meters);
+        return GenerationRun.start(generator, request, meters, hook);
     }
 
     @Override

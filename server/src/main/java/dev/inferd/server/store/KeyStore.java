@@ -16,7 +16,7 @@ public final class KeyStore {
     };
 
     /** A key found by one of its secrets, with that secret's own end (a rotated-out secret's grace period). */
-    public record Match(ApiKey key, Long secretExpiresAt) {
+    public record Match(ApiKey key, String secretHash, Long secretExpiresAt) {
     }
 
     private final Database db;
@@ -42,9 +42,9 @@ public final class KeyStore {
 
     /** The key holding the secret with this hash, whatever its state. */
     public Optional<Match> bySecretHash(String secretHash) {
-        return db.queryOne("SELECT k.*, s.expires_at AS secret_expires_at FROM key_secrets s JOIN api_keys k ON k.id = s.key_id"
+        return db.queryOne("SELECT k.*, s.secret_hash, s.expires_at AS secret_expires_at FROM key_secrets s JOIN api_keys k ON k.id = s.key_id"
                         + " WHERE s.secret_hash = ?",
-                r -> new Match(row(r), Database.longOrNull(r, "secret_expires_at")), secretHash);
+                r -> new Match(row(r), r.getString("secret_hash"), Database.longOrNull(r, "secret_expires_at")), secretHash);
     }
 
     /** The key with this id in this account: another account's key is not found. */

@@ -1,0 +1,62 @@
+package dev.inferd.server.cloud;
+
+import dev.inferd.engine.generate.ChatMessage;
+import dev.inferd.engine.generate.FinishReason;
+import dev.inferd.engine.generate.GenerationListener;
+import dev.inferd.engine.generate.GenerationRequest;
+import dev.inferd.engine.generate.GenerationResult;
+import dev.inferd.engine.generate.ModelDescription;
+import dev.inferd.engine.generate.TextGenerator;
+
+import java.util.List;
+
+/**
+ * A model with known token counts: a prompt token per whitespace-separated word, plus one per chat message and
+ * one to begin; it answers "Hello there friend" (three tokens) to everything.
+ */
+final class EchoModel implements TextGenerator {
+
+    static final String ANSWER = "Hello there friend";
+    static final int ANSWER_TOKENS = 3;
+
+    private final String id;
+
+    EchoModel(String id) {
+        this.id = id;
+    }
+
+    @Override
+    public ModelDescription description() {
+        return new ModelDescription(id, "inferd-tests", 1_700_000_000L, "llama", 1_000L, "F32", 4096);
+    }
+
+    @Override
+    public int[] chatPrompt(List<ChatMessage> messages) {
+        int count = 1;
+        for (ChatMessage m : messages) count += 1 + words(m.content());
+        return new int[count];
+    }
+
+    @Override
+    public int[] textPrompt(String prompt) {
+        return new int[1 + words(prompt)];
+    }
+
+    @Override
+    public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
+        String[] pieces = {"Hello", " there", " friend"};
+        int generated = 0;
+        for (int c = 0; c < request.n(); c++) {
+            for (int i = 0; i < pieces.length && i < request.maxTokens(); i++) {
+                listener.onText(c, pieces[i], List.of());
+                generated++;
+            }
+            listener.onFinish(c, generated >= pieces.length * (c + 1) ? FinishReason.STOP : FinishReason.LENGTH);
+        }
+        return new GenerationResult(request.prompt().length, generated);
+    }
+
+    private static int words(String s) {
+        return s.isBlank() ? 0 : s.trim().split("\\s+").length;
+    }
+}
