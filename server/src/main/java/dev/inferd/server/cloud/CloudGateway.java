@@ -120,6 +120,7 @@ public final class CloudGateway implements Filter {
     private void models(Principal principal, String path, UsageMeter meter, RoutingResponse response, FilterChain chain) {
         if (path.equals("/v1/models")) {
             var visible = models.list().stream().filter(m -> principal.key().scopes().allowsModel(m.id())).toList();
+            response.header(CloudHttp.REQUEST_ID, CloudHttp.requestId());
             CloudHttp.sendJson(response, 200, ModelList.of(visible));
             meter.finished(200);
         } else {

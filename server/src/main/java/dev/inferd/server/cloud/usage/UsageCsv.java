@@ -8,7 +8,7 @@ import java.util.List;
 /** Usage records as CSV (RFC 4180): one header line, one line per request, times in ISO-8601 UTC. */
 public final class UsageCsv {
 
-    public static final String HEADER = "time,request_id,key_id,model,endpoint,prompt_tokens,completion_tokens,"
+    public static final String HEADER = "time,id,key_id,model,endpoint,prompt_tokens,completion_tokens,"
             + "cached_tokens,audio_seconds,status,latency_ms,cost_usd";
 
     private UsageCsv() {
