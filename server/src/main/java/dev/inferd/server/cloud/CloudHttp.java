@@ -34,6 +34,14 @@ public final class CloudHttp {
         sendJson(response, error.status(), error.body());
     }
 
+    /**
+     * A query parameter, or null. Helidon's typed accessors go through its mapper registry, which this server
+     * does not set up; the plain string does not.
+     */
+    public static String query(io.helidon.common.uri.UriQuery query, String name) {
+        return query.contains(name) ? query.get(name) : null;
+    }
+
     public static String requestId() {
         byte[] bytes = new byte[12];
         RANDOM.nextBytes(bytes);

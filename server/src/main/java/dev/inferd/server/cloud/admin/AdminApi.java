@@ -49,6 +49,7 @@ import java.util.NoSuchElementException;
  */
 public final class AdminApi implements CloudRoute {
 
+    private static final System.Logger LOG = System.getLogger(AdminApi.class.getName());
     private static final String PREFIX = "/admin/v1/";
     private static final int MAX_BODY = 64 * 1024;
 
@@ -74,6 +75,10 @@ public final class AdminApi implements CloudRoute {
             CloudHttp.sendError(response, new ApiError(404, ApiError.INVALID_REQUEST, e.getMessage(), null, "not_found"));
         } catch (IllegalArgumentException | IllegalStateException e) {
             CloudHttp.sendError(response, ApiError.invalid(null, e.getMessage()));
+        } catch (RuntimeException e) {
+            String requestId = CloudHttp.requestId();
+            LOG.log(System.Logger.Level.ERROR, "admin request " + requestId + " failed", e);
+            if (!response.isSent()) CloudHttp.sendError(response, ApiError.internal(requestId));
         }
     }
 
@@ -119,9 +124,9 @@ public final class AdminApi implements CloudRoute {
             case "usage" -> {
                 require(method, path, "GET");
                 var q = request.query();
-                UsageFilter filter = UsageReport.filter(account.id(), q.first("key").orElse(null),
-                        q.first("model").orElse(null), q.first("from").orElse(null), q.first("to").orElse(null));
-                if (q.first("format").orElse("json").equals("csv")) {
+                UsageFilter filter = UsageReport.filter(account.id(), CloudHttp.query(q, "key"), CloudHttp.query(q, "model"),
+                        CloudHttp.query(q, "from"), CloudHttp.query(q, "to"));
+                if ("csv".equals(CloudHttp.query(q, "format"))) {
                     response.status(200);
                     response.header(HeaderNames.CONTENT_TYPE, "text/csv; charset=utf-8");
                     response.header(HeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"usage-" + account.name() + ".csv\"");
