@@ -18,17 +18,28 @@ public final class RateLimiter {
     }
 
     private final Map<String, Entry> buckets = new ConcurrentHashMap<>();
+    private final Duration period;
 
-    /** Takes one request from {@code keyId}'s bucket of {@code limit} requests per second. */
+    /** Limits per second. */
+    public RateLimiter() {
+        this(Duration.ofSeconds(1));
+    }
+
+    /** Limits per {@code period} (sign-in attempts per minute, say). */
+    public RateLimiter(Duration period) {
+        this.period = period;
+    }
+
+    /** Takes one request from {@code keyId}'s bucket of {@code limit} requests per period. */
     public RateDecision tryAcquire(String keyId, int limit) {
-        Entry entry = buckets.compute(keyId, (id, old) -> old != null && old.limit() == limit ? old : create(limit));
+        Entry entry = buckets.compute(keyId, (id, old) -> old != null && old.limit() == limit ? old : create(limit, period));
         var probe = entry.bucket().tryConsumeAndReturnRemaining(1);
         return new RateDecision(probe.isConsumed(), limit, probe.getRemainingTokens(), probe.getNanosToWaitForReset(),
                 probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
     }
 
-    private static Entry create(int limit) {
-        Bandwidth bandwidth = Bandwidth.builder().capacity(limit).refillGreedy(limit, Duration.ofSeconds(1)).build();
+    private static Entry create(int limit, Duration period) {
+        Bandwidth bandwidth = Bandwidth.builder().capacity(limit).refillGreedy(limit, period).build();
         return new Entry(limit, Bucket.builder().addLimit(bandwidth).build());
     }
 }
