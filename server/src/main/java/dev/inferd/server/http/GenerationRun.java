@@ -44,16 +44,18 @@ final class GenerationRun implements GenerationListener {
 
     private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final ModelMeters meters;
+    private final RequestHook hook;
     private final long startNanos = System.nanoTime();
     private volatile boolean cancelled;
     private boolean sawText;
 
-    private GenerationRun(ModelMeters meters) {
+    private GenerationRun(ModelMeters meters, RequestHook hook) {
         this.meters = meters;
+        this.hook = hook;
     }
 
     static GenerationRun start(TextGenerator generator, GenerationRequest request, ModelMeters meters, RequestHook hook) {
-        GenerationRun run = new GenerationRun(meters);
+        GenerationRun run = new GenerationRun(meters, hook);
         Thread.ofVirtual().name("inferd-generate").start(() -> {
             Event last;
             try {
@@ -124,6 +126,7 @@ final class GenerationRun implements GenerationListener {
     }
 
     void cancel() {
+        if (!cancelled) hook.cancelled();
         cancelled = true;
     }
 

@@ -24,6 +24,10 @@ public interface RequestHook {
     default void tokens(int promptTokens, int completionTokens, int cachedTokens) {
     }
 
+    /** The request's generation was stopped before it finished: its client left, or its response failed. */
+    default void cancelled() {
+    }
+
     /** The status the request ended with ({@value ApiRouter#CLIENT_CLOSED} when the client left first). */
     default void finished(int status) {
     }

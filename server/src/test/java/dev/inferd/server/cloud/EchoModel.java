@@ -20,9 +20,16 @@ final class EchoModel implements TextGenerator {
     static final int ANSWER_TOKENS = 3;
 
     private final String id;
+    private final long delayMillis;
 
     EchoModel(String id) {
+        this(id, 0);
+    }
+
+    /** A model that takes {@code delayMillis} per token and answers at length, to be cancelled midway. */
+    EchoModel(String id, long delayMillis) {
         this.id = id;
+        this.delayMillis = delayMillis;
     }
 
     @Override
@@ -44,16 +51,27 @@ final class EchoModel implements TextGenerator {
 
     @Override
     public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
-        String[] pieces = {"Hello", " there", " friend"};
+        String[] pieces = delayMillis > 0 ? " la".repeat(1000).substring(1).split("(?= )") : new String[]{"Hello", " there", " friend"};
         int generated = 0;
         for (int c = 0; c < request.n(); c++) {
             for (int i = 0; i < pieces.length && i < request.maxTokens(); i++) {
+                if (listener.isCancelled()) return new GenerationResult(request.prompt().length, generated);
+                sleep();
                 listener.onText(c, pieces[i], List.of());
                 generated++;
             }
             listener.onFinish(c, generated >= pieces.length * (c + 1) ? FinishReason.STOP : FinishReason.LENGTH);
         }
         return new GenerationResult(request.prompt().length, generated);
+    }
+
+    private void sleep() {
+        if (delayMillis <= 0) return;
+        try {
+            Thread.sleep(delayMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static int words(String s) {

@@ -11,6 +11,9 @@ import dev.inferd.server.store.UsageRecord;
  */
 public final class UsageMeter implements RequestHook {
 
+    /** The status recorded for a request whose client left before its response was complete (nginx's convention). */
+    public static final int CLIENT_CLOSED = 499;
+
     private final Principal principal;
     private final String endpoint;
     private final long startNanos;
@@ -21,6 +24,7 @@ public final class UsageMeter implements RequestHook {
     private int cachedTokens;
     private long audioMillis;
     private int status;
+    private boolean cancelled;
 
     /** Checks a model named by the request against the key's scope; throws a 403 to refuse it. */
     @FunctionalInterface
@@ -54,6 +58,11 @@ public final class UsageMeter implements RequestHook {
     }
 
     @Override
+    public synchronized void cancelled() {
+        cancelled = true;
+    }
+
+    @Override
     public synchronized void finished(int status) {
         this.status = status;
     }
@@ -61,6 +70,8 @@ public final class UsageMeter implements RequestHook {
     /** The record of this request, ended with {@code fallbackStatus} when no handler reported one. */
     public synchronized UsageRecord record(Pricing pricing, int fallbackStatus, long nowMillis) {
         int finalStatus = status != 0 ? status : fallbackStatus;
+        // A stream whose client left has sent its 200 already; the record says it was cut short.
+        if (cancelled && finalStatus < 400) finalStatus = CLIENT_CLOSED;
         long latencyMillis = (System.nanoTime() - startNanos) / 1_000_000;
         return new UsageRecord(RowIds.next("use"), principal.account().id(), principal.key().id(), model, endpoint,
                 promptTokens, completionTokens, cachedTokens, audioMillis, finalStatus, latencyMillis,
