@@ -24,6 +24,10 @@ public interface RequestHook {
     default void tokens(int promptTokens, int completionTokens, int cachedTokens) {
     }
 
+    /** Milliseconds of audio a transcription handled (billed per second, rounded up). */
+    default void audio(long millis) {
+    }
+
     /** The request's generation was stopped before it finished: its client left, or its response failed. */
     default void cancelled() {
     }

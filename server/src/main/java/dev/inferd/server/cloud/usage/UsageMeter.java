@@ -52,7 +52,7 @@ public final class UsageMeter implements RequestHook {
         cachedTokens += cached;
     }
 
-    /** Seconds of audio a transcription handled, in milliseconds. */
+    @Override
     public synchronized void audio(long millis) {
         audioMillis += millis;
     }
