@@ -67,6 +67,7 @@ final class ApiRouter implements Handler {
             status = fail(response, requestId, method, path, e);
         }
         metrics.requestFinished(routeOf(path), method, status, System.nanoTime() - started);
+        RequestHook.of(request).finished(status);
     }
 
     /** The route's template, so that metrics have one series per route, not per path a client made up. */

@@ -29,7 +29,7 @@ final class ChatCompletionsEndpoint {
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest));
-        try (ModelLease lease = models.admit(request.model())) {
+        try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
             int[] prompt = EngineRequests.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
             GenerationRequest generation = EngineRequests.of(request, prompt, generator, "messages");

@@ -12,6 +12,7 @@ import io.helidon.service.registry.ServiceRegistryConfig;
 import io.helidon.service.registry.ServiceRegistryManager;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
+import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.HttpRouting;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -62,6 +63,18 @@ public final class InferdServer implements AutoCloseable {
      */
     public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
         if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
+        return start(host, port, models, options, null);
+    }
+
+    /**
+     * Starts listening with {@code front} ahead of the API's routes: a filter that sees every request first
+     * (the hosted gateway: keys, limits, metering, its own pages) and passes on the ones the API answers. The
+     * registry may be empty, to be filled while the server runs.
+     *
+     * @param front null for none
+     * @throws IllegalStateException when the port cannot be bound
+     */
+    public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options, Filter front) {
         requireFreePort(host, port);
         models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
         useExplicitServicesOnly();
@@ -79,7 +92,7 @@ public final class InferdServer implements AutoCloseable {
                 .maxPayloadSize(JsonExchange.MAX_BODY_BYTES + 1024 * 1024)
                 .directHandlers(errorsAsJson())
                 .shutdownHook(false)
-                .routing(HttpRouting.builder().any(router))
+                .routing(routing(router, front))
                 .build()
                 .start();
         // Helidon logs a port it cannot bind and returns a server that is not running (port -1)
@@ -88,6 +101,12 @@ public final class InferdServer implements AutoCloseable {
             throw new IllegalStateException(PORT_UNAVAILABLE + " (another server on it?)");
         }
         return new InferdServer(server, metrics);
+    }
+
+    private static HttpRouting.Builder routing(ApiRouter router, Filter front) {
+        HttpRouting.Builder routing = HttpRouting.builder();
+        if (front != null) routing.addFilter(front);
+        return routing.any(router);
     }
 
     /**
