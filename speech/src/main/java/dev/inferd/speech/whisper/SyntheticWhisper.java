@@ -21,8 +21,9 @@ import java.util.SplittableRandom;
  * random weights, loadable by this project and by whisper.cpp: for tests and benchmarks.
  *
  * <p>As whisper.cpp lays a model out: matrices in the chosen type, convolution kernels in F16 (F32 in
- * an F32 file), biases, norms and positional embeddings in F32. The vocabulary holds the 256 bytes
- * and then made-up ASCII words. Values are uniform, drawn row by row while writing (a large-v3 file
+ * an F32 file), biases, norms and positional embeddings in F32. The vocabulary holds the printable
+ * ASCII characters (the blank among them, which whisper.cpp looks up) and made-up ASCII words, so any
+ * decoded text is valid UTF-8. Values are uniform, drawn row by row while writing (a large-v3 file
  * is written with a few megabytes of heap); each tensor has a generator of its own, seeded by the
  * seed and its name. Matrices have standard deviation {@code 1/sqrt(row length)}; the token embedding
  * {@code embeddingStd}: a large one makes every greedy choice win by a clear margin.
@@ -152,7 +153,7 @@ public final class SyntheticWhisper {
             int words = s.nVocab() >= 51865 ? 50257 : 50256;
             out.write(ints(words));
             for (int i = 0; i < words; i++) {
-                byte[] w = i < 256 ? new byte[]{(byte) i} : (" w" + i).getBytes(StandardCharsets.US_ASCII);
+                byte[] w = i >= 32 && i < 127 ? new byte[]{(byte) i} : (" w" + i).getBytes(StandardCharsets.US_ASCII);
                 out.write(ints(w.length));
                 out.write(w);
             }

@@ -34,6 +34,11 @@ public final class WhisperTokenizer {
 
     public int vocabSize() { return specials.vocabSize(); }
 
+    /** The ordinary token whose bytes are {@code text}'s UTF-8, or -1. */
+    public int idOf(String text) {
+        return ids.getOrDefault(latin1(text.getBytes(StandardCharsets.UTF_8)), -1);
+    }
+
     /** The bytes token {@code id} stands for; empty for special and timestamp tokens. */
     public byte[] bytes(int id) {
         if (id >= 0 && id < specials.endOfText() && id < tokens.length) return tokens[id];
