@@ -196,10 +196,11 @@ public final class Transcriber {
             System.arraycopy(decoder.decode(batch, 1), 0, logits, 0, logits.length);
         }
         if (!completed && !failed && resultLength == 0) failed = true;
-        int n = failed ? 0 : resultLength;
+        // a failed window is judged on all its tokens
+        int n = failed ? tokens.size() : resultLength;
         double sum = 0;
         for (int i = 0; i < n; i++) sum += tokens.get(i).logprob();
-        double avg = n == 0 ? Double.NEGATIVE_INFINITY : sum / n;
+        double avg = n == 0 ? 0 : sum / n;
         var textTokens = new ArrayList<Integer>();
         for (int i = 0; i < n; i++) if (tokens.get(i).id() < sp.endOfText()) textTokens.add(tokens.get(i).id());
         double ratio = compressionRatio(tokenizer.decode(textTokens));
