@@ -137,6 +137,12 @@ public final class Transcriber {
         return new Transcript(language, samples.length / (double) dev.inferd.speech.audio.Audio.SAMPLE_RATE, text.toString().strip(), List.copyOf(segments));
     }
 
+    /** Encodes the first 30 s window of {@code samples} and nothing else: for benchmarks of the encoder. */
+    public void encodeFirstWindow(float[] samples) {
+        var mel = model.logMel().compute(samples);
+        encoder.encode(mel.window(0, window));
+    }
+
     /** Runs the prompt; returns the probability of no speech, read at the start-of-transcript token. */
     private float startWindow(List<Integer> prompt) {
         decoder.reset();
