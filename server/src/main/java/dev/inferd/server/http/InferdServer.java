@@ -61,12 +61,17 @@ public final class InferdServer implements AutoCloseable {
      * @throws IllegalStateException when the port cannot be bound
      */
     public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
-        if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
+        return start(host, port, models, new SpeechModels(), options);
+    }
+
+    /** As {@link #start(String, int, ModelRegistry, ServerOptions)}, with speech-to-text models beside the chat models. */
+    public static InferdServer start(String host, int port, ModelRegistry models, SpeechModels speech, ServerOptions options) {
+        if (models.isEmpty() && speech.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
         requireFreePort(host, port);
         models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
         useExplicitServicesOnly();
         ServerMetrics metrics = new ServerMetrics();
-        ApiRouter router = new ApiRouter(models, metrics, options, systemFingerprint());
+        ApiRouter router = new ApiRouter(models, speech, metrics, options, systemFingerprint());
         WebServer server = WebServer.builder()
                 .host(host)
                 .port(port)
