@@ -34,6 +34,8 @@ public final class Transcriber {
     private final float[] logits, logprobs;
     private final int[] batch;
     private final int blank;
+    /** Seconds of audio in the transcription in progress. */
+    private double duration;
 
     Transcriber(WhisperModel model) {
         this.model = model;
@@ -63,6 +65,7 @@ public final class Transcriber {
 
     /** {@code cancelled} is polled between tokens: when it turns true, the transcription stops with a {@link java.util.concurrent.CancellationException}. */
     public Transcript transcribe(float[] samples, TranscriptionOptions options, BooleanSupplier cancelled) {
+        duration = samples.length / (double) dev.inferd.speech.audio.Audio.SAMPLE_RATE;
         var mel = model.logMel().compute(samples);
         // whisper.cpp's count of frames with audio in them
         int seekEnd = Math.max(1 + (samples.length - 200) / LogMel.HOP, 101);
@@ -357,7 +360,9 @@ public final class Transcriber {
     }
 
     private Transcript.Segment segment(int id, int seek, int t0, int t1, List<Integer> text, List<Integer> ids, Attempt a, float noSpeech) {
-        return new Transcript.Segment(id, seek, t0 / 100.0, t1 / 100.0, tokenizer.decode(text), ids,
+        // timestamps may point past the end of the audio (into the window's silence): subtitles stop where the audio does
+        double start = Math.min(t0 / 100.0, duration), end = Math.max(start, Math.min(t1 / 100.0, duration));
+        return new Transcript.Segment(id, seek, start, end, tokenizer.decode(text), ids,
                 a.temperature(), a.avgLogprob(), a.compressionRatio(), noSpeech);
     }
 

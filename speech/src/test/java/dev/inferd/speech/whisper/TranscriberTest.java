@@ -44,6 +44,7 @@ class TranscriberTest {
         double previousEnd = 0;
         for (var s : t.segments()) {
             assertThat(s.start()).isGreaterThanOrEqualTo(0).isLessThanOrEqualTo(s.end());
+            assertThat(s.end()).isLessThanOrEqualTo(t.duration());
             assertThat(s.start()).isGreaterThanOrEqualTo(previousEnd - 1e-9);
             assertThat(s.tokens()).isNotEmpty();
             assertThat(s.avgLogprob()).isFinite().isLessThanOrEqualTo(0);
