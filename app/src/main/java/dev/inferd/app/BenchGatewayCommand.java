@@ -5,6 +5,7 @@ import dev.inferd.server.cloud.auth.Actor;
 import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.cloud.deploy.CloudDeployment;
 import dev.inferd.server.http.InferdServer;
+import dev.inferd.server.http.SpeechModels;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.store.Database;
@@ -55,7 +56,7 @@ public final class BenchGatewayCommand implements Callable<Integer> {
         String url = database != null ? database : Database.sqliteUrl(Files.createTempDirectory("inferd-bench-gateway"));
         var config = new CloudConfig(null, 1_000_000, null, java.util.Map.of());
         try (Database db = Database.open(url);
-             InferdServer plain = InferdServer.start("127.0.0.1", 0, new ModelRegistry(), ServerOptions.defaults(), null);
+             InferdServer plain = InferdServer.start("127.0.0.1", 0, new ModelRegistry(), new SpeechModels(), ServerOptions.defaults(), null);
              CloudDeployment cloud = CloudDeployment.start("127.0.0.1", 0, db, config, new ModelRegistry(), Clock.systemUTC())) {
             var account = cloud.accounts().createAccount("bench-" + RowIds.next("b").substring(2, 10), Actor.cli());
             String key = cloud.accounts().createKey(account.id(), KeySpec.named("bench"), Actor.cli()).secret();

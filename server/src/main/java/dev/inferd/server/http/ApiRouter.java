@@ -24,6 +24,8 @@ final class ApiRouter implements Handler {
     private static final System.Logger LOG = System.getLogger(ApiRouter.class.getName());
     private static final String MODELS = "/v1/models";
     private static final String METRICS = "/metrics";
+    private static final String TRANSCRIPTIONS = "/v1/audio/transcriptions";
+    private static final String TRANSLATIONS = "/v1/audio/translations";
 
     /** The status recorded for a request whose client left before its response (nginx's convention). */
     static final int CLIENT_CLOSED = 499;
@@ -32,9 +34,17 @@ final class ApiRouter implements Handler {
     private final ServerMetrics metrics;
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
+    private final SpeechModels speech;
+    private final TranscriptionsEndpoint transcriptions;
 
     ApiRouter(ModelRegistry models, ServerMetrics metrics, ServerOptions options, String systemFingerprint) {
+        this(models, new SpeechModels(), metrics, options, systemFingerprint);
+    }
+
+    ApiRouter(ModelRegistry models, SpeechModels speech, ServerMetrics metrics, ServerOptions options, String systemFingerprint) {
         this.models = models;
+        this.speech = speech;
+        this.transcriptions = new TranscriptionsEndpoint(models, speech);
         this.metrics = metrics;
         ModelGate gate = new ModelGate(models, metrics, options);
         this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint);
@@ -73,7 +83,7 @@ final class ApiRouter implements Handler {
     /** The route's template, so that metrics have one series per route, not per path a client made up. */
     static String routeOf(String path) {
         return switch (path) {
-            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS -> path;
+            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, TRANSCRIPTIONS, TRANSLATIONS -> path;
             default -> path.startsWith(MODELS + "/") ? MODELS + "/{id}" : "unmatched";
         };
     }
@@ -90,7 +100,13 @@ final class ApiRouter implements Handler {
             }
             case MODELS -> {
                 allow(method, path, "GET", response);
-                JsonExchange.send(response, 200, ModelList.of(models.list()));
+                var all = new java.util.ArrayList<>(models.list());
+                all.addAll(speech.list());
+                JsonExchange.send(response, 200, ModelList.of(all));
+            }
+            case TRANSCRIPTIONS, TRANSLATIONS -> {
+                allow(method, path, "POST", response);
+                transcriptions.handle(request, response, ClientWatch.of(request), path.equals(TRANSLATIONS));
             }
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);

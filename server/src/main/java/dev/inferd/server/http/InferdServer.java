@@ -63,23 +63,30 @@ public final class InferdServer implements AutoCloseable {
      */
     public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
         if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
-        return start(host, port, models, options, null);
+        return start(host, port, models, new SpeechModels(), options, null);
+    }
+
+    /** As {@link #start(String, int, ModelRegistry, ServerOptions)}, with speech-to-text models beside the chat models. */
+    public static InferdServer start(String host, int port, ModelRegistry models, SpeechModels speech, ServerOptions options) {
+        if (models.isEmpty() && speech.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
+        return start(host, port, models, speech, options, null);
     }
 
     /**
      * Starts listening with {@code front} ahead of the API's routes: a filter that sees every request first
      * (the hosted gateway: keys, limits, metering, its own pages) and passes on the ones the API answers. The
-     * registry may be empty, to be filled while the server runs.
+     * registries may be empty, to be filled while the server runs.
      *
      * @param front null for none
      * @throws IllegalStateException when the port cannot be bound
      */
-    public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options, Filter front) {
+    public static InferdServer start(String host, int port, ModelRegistry models, SpeechModels speech,
+                                     ServerOptions options, Filter front) {
         requireFreePort(host, port);
         models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
         useExplicitServicesOnly();
         ServerMetrics metrics = new ServerMetrics();
-        ApiRouter router = new ApiRouter(models, metrics, options, systemFingerprint());
+        ApiRouter router = new ApiRouter(models, speech, metrics, options, systemFingerprint());
         WebServer server = WebServer.builder()
                 .host(host)
                 .port(port)

@@ -6,6 +6,7 @@ import dev.inferd.server.cloud.admin.AdminApi;
 import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.dashboard.Dashboard;
 import dev.inferd.server.http.InferdServer;
+import dev.inferd.server.http.SpeechModels;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.store.Database;
@@ -43,7 +44,7 @@ public final class CloudDeployment implements AutoCloseable {
         var admin = new AdminApi(db, accounts, operatorToken);
         var dashboard = new Dashboard(db, accounts, clock);
         var gateway = new CloudGateway(db, config, models, clock, admin, dashboard);
-        return new CloudDeployment(InferdServer.start(host, port, models, ServerOptions.defaults(), gateway), accounts);
+        return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults(), gateway), accounts);
     }
 
     public int port() {
