@@ -35,13 +35,12 @@ class ArchitecturesLlamaCppReferenceTest {
     }
 
     /**
-     * Gemma 2 in F32 and Q8_0 only: at the 26 layers llama.cpp b4916 insists on, no seed of 256 gave its Q4_K_M mix
-     * clear margins (and the search took eight minutes).
+     * Gemma 2 in F32 only: at the 26 layers llama.cpp b4916 insists on, no seed of 256 gave its Q4_K_M mix clear
+     * margins (and the search took eight minutes).
      */
     static Stream<Arguments> models() {
         return Stream.of(
                 Arguments.of(SyntheticModels.smallGemma2(GGMLType.F32)),
-                Arguments.of(SyntheticModels.smallGemma2(GGMLType.Q8_0)),
                 Arguments.of(SyntheticModels.smallGemma3(GGMLType.F32)),
                 Arguments.of(SyntheticModels.smallGemma3(GGMLType.Q4_K)),
                 Arguments.of(SyntheticModels.smallPhi3(GGMLType.F32)),
