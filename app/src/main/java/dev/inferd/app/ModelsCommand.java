@@ -20,7 +20,8 @@ import java.util.function.Function;
 
 /** {@code inferd models [--json]}: the catalog, and which of its models are downloaded. */
 @Command(name = "models", mixinStandardHelpOptions = true,
-        description = {"List the model catalog: slug, whether it is downloaded, size, architecture, quantization and kind.",
+        description = {"List the model catalog: slug, whether it is downloaded, size, architecture, quantization, kind,",
+                "and whether this build can serve it (architecture, tokenizer and tensor types supported).",
                 "Own entries can be added in $INFERD_HOME/catalog.json (same format as the built-in catalog)."})
 public final class ModelsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print a JSON array for scripts")
@@ -54,13 +55,18 @@ public final class ModelsCommand implements Callable<Integer> {
             @JsonProperty("path") String path,
             @JsonProperty("hf_repo") String hfRepo,
             @JsonProperty("revision") String revision,
-            @JsonProperty("file") String file) {
+            @JsonProperty("file") String file,
+            @JsonProperty("tokenizer") String tokenizer,
+            @JsonProperty("servable") boolean servable,
+            @JsonProperty("unservable_reason") String unservableReason) {
 
         static Row of(CatalogEntry e, ModelStore store) {
             long size = store.sizeOf(e);
+            var servability = e.servability();
             return new Row(e.slug(), e.ownedBy(), e.kind(), e.architecture(), e.quant(), size < 0 ? null : size,
                     e.contextLength(), e.license(), store.cached(e).isPresent(), store.fileFor(e).toString(),
-                    e.hfRepo(), e.revision(), e.file());
+                    e.hfRepo(), e.revision(), e.file(), e.tokenizer(), servability.servable(),
+                    servability.servable() ? null : servability.reason());
         }
     }
 
@@ -75,6 +81,9 @@ public final class ModelsCommand implements Callable<Integer> {
             } else {
                 printTable(rows);
                 out.println();
+                long servable = rows.stream().filter(Row::servable).count();
+                out.println(servable + " of " + rows.size() + " models can be served by this build.");
+                rows.stream().filter(r -> !r.servable()).forEach(r -> out.println("  " + r.id() + ": " + r.unservableReason()));
                 out.println("Downloaded models are in " + store.modelsDir() + "; `./inferd pull <slug>` downloads one.");
             }
             return 0;
@@ -87,10 +96,10 @@ public final class ModelsCommand implements Callable<Integer> {
     }
 
     private void printTable(List<Row> rows) {
-        String[] header = {"MODEL", "CACHED", "SIZE", "ARCH", "QUANT", "KIND"};
+        String[] header = {"MODEL", "CACHED", "SIZE", "ARCH", "QUANT", "KIND", "SERVABLE"};
         List<String[]> cells = rows.stream().map(r -> new String[] {
                 r.id(), r.cached() ? "yes" : "-", r.sizeBytes() == null ? "?" : ByteSizes.human(r.sizeBytes()),
-                r.architecture(), r.quant(), r.kind()}).toList();
+                r.architecture(), r.quant(), r.kind(), r.servable() ? "yes" : "no"}).toList();
         int[] width = new int[header.length];
         for (int c = 0; c < header.length; c++) {
             width[c] = header[c].length();

@@ -47,12 +47,26 @@ class ModelCommandsTest {
 
         assertThat(exit).isZero();
         var lines = out().lines().toList();
-        assertThat(lines.getFirst()).matches("MODEL +CACHED +SIZE +ARCH +QUANT +KIND");
-        assertThat(lines).anyMatch(l -> l.matches("stories-260k +yes +1\\.2 kB +llama +F32 +base"));
-        assertThat(lines).anyMatch(l -> l.matches("llama-3\\.2-1b-instruct +- +807\\.7 MB +llama +Q4_K_M +chat"));
-        assertThat(lines).anyMatch(l -> l.matches("llama-3\\.2-1b +- +\\? +llama +Q4_K_M +base"));
-        assertThat(lines).anyMatch(l -> l.matches("speech-large-v3 +- +3\\.1 GB +whisper +F16 +speech"));
+        assertThat(lines.getFirst()).matches("MODEL +CACHED +SIZE +ARCH +QUANT +KIND +SERVABLE");
+        assertThat(lines).anyMatch(l -> l.matches("stories-260k +yes +1\\.2 kB +llama +F32 +base +yes"));
+        assertThat(lines).anyMatch(l -> l.matches("llama-3\\.2-1b-instruct +- +807\\.7 MB +llama +Q4_K_M +chat +yes"));
+        assertThat(lines).anyMatch(l -> l.matches("llama-3\\.2-1b +- +\\? +llama +Q4_K_M +base +yes"));
+        assertThat(lines).anyMatch(l -> l.matches("speech-large-v3 +- +3\\.1 GB +whisper +F16 +speech +no"));
         assertThat(out()).contains("Downloaded models are in " + home.resolve("models"));
+        assertThat(out()).contains("41 of 42 models can be served by this build.");
+    }
+
+    @Test
+    void pullRefusesAnUnservableModelBeforeDownloadingAnything() throws IOException {
+        Files.writeString(home.resolve("catalog.json"), """
+                [{"id": "big-mamba", "architecture": "mamba", "hf_repo": "me/m-GGUF", "file": "m.gguf", "revision": "main"}]
+                """);
+        // an endpoint nothing listens on: a download attempt would fail otherwise than the refusal asserted below
+        Map<String, String> env = Map.of("INFERD_HOME", home.toString(), "INFERD_HF_ENDPOINT", "http://127.0.0.1:9");
+
+        assertThat(new CommandLine(new PullCommand(env::get, print(out), print(err))).execute("big-mamba")).isEqualTo(1);
+        assertThat(err()).contains("big-mamba cannot be served by this build: architecture mamba is not supported");
+        assertThat(home.resolve("models/me")).doesNotExist();
     }
 
     @Test

@@ -15,6 +15,8 @@ import java.util.regex.Pattern;
  * @param sizeBytes the exact file size, or null where no source confirmed it
  * @param sha256    the lower-case hex SHA-256 of the file, or null where no source confirmed it
  *                  (the downloader then computes it and records it beside the file)
+ * @param tokenizer {@code llama} (SentencePiece) or {@code gpt2/<tokenizer.ggml.pre>}, as the file's GGUF says;
+ *                  null where the catalog does not say (a user's entry)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record CatalogEntry(
@@ -30,7 +32,8 @@ public record CatalogEntry(
         @JsonProperty("context_length") Integer contextLength,
         @JsonProperty("quant") String quant,
         @JsonProperty("license") String license,
-        @JsonProperty("source_note") String sourceNote) {
+        @JsonProperty("source_note") String sourceNote,
+        @JsonProperty("tokenizer") String tokenizer) {
 
     private static final Pattern SLUG = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
     private static final Pattern REPO = Pattern.compile("[A-Za-z0-9._-]+/[A-Za-z0-9._-]+");
@@ -68,6 +71,19 @@ public record CatalogEntry(
         architecture = orUnknown(architecture);
         kind = orUnknown(kind);
         quant = orUnknown(quant);
+    }
+
+    /** An entry that does not name its tokenizer. */
+    public CatalogEntry(String slug, String ownedBy, String architecture, String kind, String hfRepo, String file,
+                        String revision, Long sizeBytes, String sha256, Integer contextLength, String quant, String license,
+                        String sourceNote) {
+        this(slug, ownedBy, architecture, kind, hfRepo, file, revision, sizeBytes, sha256, contextLength, quant, license,
+                sourceNote, null);
+    }
+
+    /** Whether this build can serve the model, and why not. */
+    public Servability servability() {
+        return Servability.of(this);
     }
 
     public OptionalLong size() {

@@ -61,6 +61,7 @@ public final class ModelResolver {
         }
         Optional<CatalogEntry> entry = catalog.find(modelArg);
         if (entry.isPresent()) {
+            requireServable(entry.get());
             return new ResolvedModel(entry.get().slug(), fileFor(entry.get(), offline), entry);
         }
         if (path.isPresent() && Files.isDirectory(path.get())) {
@@ -81,7 +82,14 @@ public final class ModelResolver {
 
     /** Downloads {@code entry} unless it is cached; returns its file. */
     public Path pull(CatalogEntry entry) {
+        requireServable(entry);
         return downloader.download(entry, progress);
+    }
+
+    /** Refuses a model this build cannot serve, before anything of it is downloaded. */
+    public static void requireServable(CatalogEntry entry) {
+        Servability servability = entry.servability();
+        if (!servability.servable()) throw new UnservableModelException(entry, servability.reason());
     }
 
     public Catalog catalog() {

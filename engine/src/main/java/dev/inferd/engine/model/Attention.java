@@ -156,7 +156,9 @@ final class Attention implements WorkerPool.Task {
         int[] table = cache.blockTable(batch.sequence(entries[from]));
         int last = batch.position(entries[to - 1]); // the run's last row sees every position the others see
         int kvHead = first / config.groupSize();
-        for (int start = 0; start <= last; start += blockSize) {
+        // the run's first row sees the earliest position of a sliding window: blocks before its block are not read
+        int firstBlock = firstBlockStart(batch.position(entries[from]));
+        for (int start = firstBlock; start <= last; start += blockSize) {
             cache.readKeys(layer, table[start / blockSize], kvHead, Math.min(last + 1 - start, blockSize), block);
             for (int row = from; row < to; row++) {
                 int end = Math.min(batch.position(entries[row]), start + blockSize - 1);
@@ -176,15 +178,15 @@ final class Attention implements WorkerPool.Task {
                 if (t <= end) scoresOneKey(q, qOff, headDim, block, (t - start) * headDim, s0, s1, s2, s3, t);
             }
         }
-        float scale = (float) (1.0 / Math.sqrt(headDim));
         for (int row = from; row < to; row++) {
             int position = batch.position(entries[row]);
+            int visible = config.conventions().firstVisible(layer, position);
             int at = scoresAt + (row - from) * HEADS;
-            for (int h = 0; h < HEADS; h++) weights(scores[at + h], position, scale);
+            for (int h = 0; h < HEADS; h++) weights(scores[at + h], firstBlock, visible, position);
             int qOff = row * config.queryLength() + first * headDim;
             Arrays.fill(out, qOff, qOff + HEADS * headDim, 0f);
         }
-        for (int start = 0; start <= last; start += blockSize) {
+        for (int start = firstBlock; start <= last; start += blockSize) {
             cache.readValues(layer, table[start / blockSize], kvHead, Math.min(last + 1 - start, blockSize), block);
             for (int row = from; row < to; row++) {
                 int positions = Math.min(batch.position(entries[row]) + 1 - start, blockSize);
@@ -199,16 +201,32 @@ final class Attention implements WorkerPool.Task {
         }
     }
 
-    /** The scores {@code s[0..last]} scaled, then as attention weights: the softmax, rounded to halves. */
-    private static void weights(float[] s, int last, float scale) {
+    /** Where the first block a query at {@code position} reads starts: its sliding window's, else 0. */
+    private int firstBlockStart(int position) {
+        int visible = config.conventions().firstVisible(layer, position);
+        return visible - visible % cache.blockSize();
+    }
+
+    /**
+     * The scores {@code s[visible..last]} soft-capped where the model caps them and scaled, then as attention weights:
+     * the softmax, rounded to halves. Positions {@code first .. visible - 1}, read with the window's first block but
+     * outside this query's window, get weight 0, so their values add nothing.
+     */
+    private void weights(float[] s, int first, int visible, int last) {
+        var conventions = config.conventions();
+        float scale = conventions.queryScale() > 0 ? 1f : (float) (1.0 / Math.sqrt(config.headDim()));
+        float cap = conventions.attentionSoftcap();
+        if (cap > 0) SoftCap.apply(s, visible, last + 1, cap);
         float max = Float.NEGATIVE_INFINITY;
-        for (int t = 0; t <= last; t++) {
+        for (int t = visible; t <= last; t++) {
             float score = s[t] * scale;
             s[t] = score;
             if (score > max) max = score;
         }
-        float inv = 1f / Lanes.softmaxNumerators(s, last + 1, max);
-        for (int t = 0; t <= last; t++) s[t] = roundToHalf(s[t] * inv);
+        float sum = visible == 0 ? Lanes.softmaxNumerators(s, last + 1, max) : SoftCap.softmaxNumerators(s, visible, last + 1, max);
+        float inv = 1f / sum;
+        for (int t = visible; t <= last; t++) s[t] = roundToHalf(s[t] * inv);
+        Arrays.fill(s, first, visible, 0f);
     }
 
     /** Lanes 4-7, and lanes 2, 3, 6 and 7: where {@link #scoresEightKeys}'s folds take the second vector's lanes. */
@@ -368,7 +386,8 @@ final class Attention implements WorkerPool.Task {
         int blockSize = cache.blockSize();
         int qOff = row * config.queryLength() + head * headDim;
         int kvHead = head / config.groupSize();
-        for (int start = 0; start <= last; start += blockSize) {
+        int firstBlock = firstBlockStart(last);
+        for (int start = firstBlock; start <= last; start += blockSize) {
             int end = Math.min(last, start + blockSize - 1);
             cache.readKeys(layer, table[start / blockSize], kvHead, end - start + 1, block);
             int t = start;
@@ -377,12 +396,12 @@ final class Attention implements WorkerPool.Task {
             }
             for (; t <= end; t++) scores[t] = dot(q, qOff, block, (t - start) * headDim, headDim);
         }
-        weights(scores, last, (float) (1.0 / Math.sqrt(headDim)));
+        weights(scores, firstBlock, config.conventions().firstVisible(layer, last), last);
         // eight vectors of the output at a time stay in registers while a block's value rows pass by: eight
         // independent chains of fused multiply-adds, each over the positions in order and carried from block to
         // block through out (laid out as q)
         Arrays.fill(out, qOff, qOff + headDim, 0f);
-        for (int start = 0; start <= last; start += blockSize) {
+        for (int start = firstBlock; start <= last; start += blockSize) {
             int positions = Math.min(last + 1 - start, blockSize);
             cache.readValues(layer, table[start / blockSize], kvHead, positions, block);
             int i = 0;

@@ -23,7 +23,7 @@ public interface Model {
     static Model load(GGUFFile gguf, int maxBatch, CopyStore copies) {
         ModelConfig config = ModelConfig.fromGGUF(gguf);
         return switch (config.architecture()) {
-            case LLAMA, QWEN2 -> new TransformerModel(gguf, config, maxBatch, copies);
+            case LLAMA, QWEN2, QWEN3, GEMMA2, GEMMA3, PHI3 -> new TransformerModel(gguf, config, maxBatch, copies);
         };
     }
 

@@ -9,6 +9,7 @@ import dev.inferd.engine.gguf.GGUFFile;
  *                           or {@code embeddingLength / headCount}
  * @param ropeDimensionCount how many leading elements of each head RoPE rotates (the rest pass through)
  * @param contextLength      the context the model was trained for
+ * @param conventions        the numbers by which architectures differ beyond the shapes
  */
 public record ModelConfig(
         Architecture architecture,
@@ -23,7 +24,16 @@ public record ModelConfig(
         int ropeDimensionCount,
         RopeScaling ropeScaling,
         int contextLength,
-        int vocabSize) {
+        int vocabSize,
+        Conventions conventions) {
+
+    /** A model with llama's attention: scores scaled by 1/sqrt(headDim) in the softmax, no window, no caps. */
+    public ModelConfig(Architecture architecture, int embeddingLength, int blockCount, int feedForwardLength, int headCount,
+                       int headCountKv, int headDim, float rmsNormEps, float ropeFreqBase, int ropeDimensionCount,
+                       RopeScaling ropeScaling, int contextLength, int vocabSize) {
+        this(architecture, embeddingLength, blockCount, feedForwardLength, headCount, headCountKv, headDim, rmsNormEps,
+                ropeFreqBase, ropeDimensionCount, ropeScaling, contextLength, vocabSize, Conventions.plain(blockCount));
+    }
 
     public ModelConfig {
         positive("embedding_length", embeddingLength);
@@ -41,6 +51,10 @@ public record ModelConfig(
         if (ropeDimensionCount <= 0 || ropeDimensionCount > headDim || ropeDimensionCount % 2 != 0) {
             throw new UnsupportedModelException("rope.dimension_count " + ropeDimensionCount
                     + " must be even and between 2 and the head dimension " + headDim);
+        }
+        if (conventions.slidingLayers().length != blockCount) {
+            throw new IllegalArgumentException("sliding-window pattern for " + conventions.slidingLayers().length
+                    + " layers, the model has " + blockCount);
         }
         if (!(rmsNormEps > 0) || !(ropeFreqBase > 0)) {
             throw new UnsupportedModelException("layer_norm_rms_epsilon and rope.freq_base must be positive");
@@ -76,10 +90,12 @@ public record ModelConfig(
         }
         if (vocab < 0) throw new UnsupportedModelException("the file gives no vocabulary size (no "
                 + keys.name("vocab_size") + ", tokenizer.ggml.tokens or token_embd.weight)");
+        int layers = keys.requireInt("block_count");
+        if (layers <= 0) throw new UnsupportedModelException(keys.name("block_count") + " must be positive");
         return new ModelConfig(
                 arch,
                 embd,
-                keys.requireInt("block_count"),
+                layers,
                 keys.requireInt("feed_forward_length"),
                 heads,
                 headsKv,
@@ -89,7 +105,8 @@ public record ModelConfig(
                 keys.optionalInt("rope.dimension_count", headDim),
                 RopeScaling.fromGGUF(keys),
                 keys.requireInt("context_length"),
-                vocab);
+                vocab,
+                Conventions.fromGGUF(keys, arch, layers, embd, heads, headDim));
     }
 
     private static void positive(String what, int value) {
@@ -124,6 +141,10 @@ public record ModelConfig(
             Object v = gguf.metadata().get(name(key));
             if (v != null && !(v instanceof Number)) throw new UnsupportedModelException(name(key) + " is not a number");
             return gguf.getFloat(name(key), fallback);
+        }
+
+        boolean has(String key) {
+            return gguf.metadata().containsKey(name(key));
         }
 
         String optionalString(String key) {

@@ -18,9 +18,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The pre-norm decoder shared by the {@code llama} and {@code qwen2} GGUF architectures: RMSNorm,
- * grouped-query attention with RoPE (and optional q/k/v biases), SwiGLU feed-forward, tied or
- * separate output head. Activations for a whole batch go through each weight matrix at once, so the
+ * The pre-norm decoder shared by the GGUF architectures of {@link Architecture}: RMSNorm, grouped-query attention
+ * with RoPE (and optional q/k/v biases, per-head q/k norms, a sliding window on some layers, soft-capped scores),
+ * SwiGLU or GeGLU feed-forward, optional norms of the attention's and feed-forward's outputs, tied or separate
+ * output head. Activations for a whole batch go through each weight matrix at once, so the
  * weights are read once per batch, not once per token.
  *
  * <p>The activation rows hold the batch's prompt tokens first, then its generated tokens, whatever the
@@ -39,6 +40,11 @@ public final class TransformerModel implements Model {
     private final float[] outputNorm;
     private final WeightMatrix output;
     private final Rope rope;
+    /** LongRoPE's rotation for contexts beyond the original one (Phi-3), or null. */
+    private final Rope longRope;
+    /** The sliding-window layers' rotation where it differs from the others' (Gemma 3), or null. */
+    private final Rope slidingRope;
+    private final Conventions conventions;
     private final Scratch scratch;
     private final Logits logits;
     private final WorkerPool pool = WorkerPool.shared();
@@ -49,6 +55,7 @@ public final class TransformerModel implements Model {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, was " + maxBatch);
         this.config = config;
         this.maxBatch = maxBatch;
+        this.conventions = config.conventions();
         var w = new WeightLoader(gguf, copies);
         int dim = config.embeddingLength();
         int vocab = config.vocabSize();
@@ -64,7 +71,18 @@ public final class TransformerModel implements Model {
         outputNorm = w.vector("output_norm.weight", dim);
         // Models with tied embeddings (SmolLM2, Qwen2.5 0.5B, Llama 3.2 1B) ship no output.weight.
         output = w.has("output.weight") ? w.matrix("output.weight", vocab, dim) : tokenEmbedding;
-        rope = new Rope(config, w.optionalVector("rope_freqs.weight", config.ropeDimensionCount() / 2));
+        int pairs = config.ropeDimensionCount() / 2;
+        if (w.has("rope_factors_short.weight") || w.has("rope_factors_long.weight")) {
+            rope = new Rope(config, w.optionalVector("rope_factors_short.weight", pairs));
+            longRope = new Rope(config, w.optionalVector("rope_factors_long.weight", pairs));
+        } else {
+            rope = new Rope(config, w.optionalVector("rope_freqs.weight", pairs));
+            longRope = null;
+        }
+        boolean slidingDiffers = conventions.slidingWindow() > 0 && (conventions.slidingRopeFreqBase() != config.ropeFreqBase()
+                || conventions.slidingRopeScale() != config.ropeScaling().frequencyScale());
+        slidingRope = slidingDiffers ? new Rope(config, conventions.slidingRopeFreqBase(), conventions.slidingRopeScale(),
+                null, conventions.ropeAttentionFactor()) : null;
         scratch = new Scratch(config, maxBatch, rope.pairs());
         attention = new Attention(config, pool);
         logits = new Logits(vocab);
@@ -75,19 +93,42 @@ public final class TransformerModel implements Model {
         int q = config.queryLength();
         int kv = config.kvLength();
         int ffn = config.feedForwardLength();
+        int head = config.headDim();
+        WeightMatrix query, key, value, gate, up;
+        if (w.has(p + "attn_qkv.weight")) { // Phi-3: one matrix, queries then keys then values
+            int total = q + 2 * kv;
+            query = w.rows(p + "attn_qkv.weight", total, dim, 0, q);
+            key = w.rows(p + "attn_qkv.weight", total, dim, q, kv);
+            value = w.rows(p + "attn_qkv.weight", total, dim, q + kv, kv);
+        } else {
+            query = w.matrix(p + "attn_q.weight", q, dim);
+            key = w.matrix(p + "attn_k.weight", kv, dim);
+            value = w.matrix(p + "attn_v.weight", kv, dim);
+        }
+        if (w.has(p + "ffn_gate.weight")) {
+            gate = w.matrix(p + "ffn_gate.weight", ffn, dim);
+            up = w.matrix(p + "ffn_up.weight", ffn, dim);
+        } else { // Phi-3: ffn_up holds the gate's rows, then the up projection's
+            gate = w.rows(p + "ffn_up.weight", 2 * ffn, dim, 0, ffn);
+            up = w.rows(p + "ffn_up.weight", 2 * ffn, dim, ffn, ffn);
+        }
         return new LayerWeights(
                 w.vector(p + "attn_norm.weight", dim),
-                w.matrix(p + "attn_q.weight", q, dim),
-                w.matrix(p + "attn_k.weight", kv, dim),
-                w.matrix(p + "attn_v.weight", kv, dim),
+                query,
+                key,
+                value,
                 w.optionalVector(p + "attn_q.bias", q),
                 w.optionalVector(p + "attn_k.bias", kv),
                 w.optionalVector(p + "attn_v.bias", kv),
+                w.optionalVector(p + "attn_q_norm.weight", head),
+                w.optionalVector(p + "attn_k_norm.weight", head),
                 w.matrix(p + "attn_output.weight", dim, q),
+                w.optionalVector(p + "post_attention_norm.weight", dim),
                 w.vector(p + "ffn_norm.weight", dim),
-                w.matrix(p + "ffn_gate.weight", ffn, dim),
-                w.matrix(p + "ffn_up.weight", ffn, dim),
-                w.matrix(p + "ffn_down.weight", dim, ffn));
+                gate,
+                up,
+                w.matrix(p + "ffn_down.weight", dim, ffn),
+                w.optionalVector(p + "post_ffw_norm.weight", dim));
     }
 
     @Override public ModelConfig config() { return config; }
@@ -115,11 +156,16 @@ public final class TransformerModel implements Model {
         int qLen = config.queryLength();
         int pairs = rope.pairs();
         int prompt = s.order(batch);
+        // LongRoPE: the long factors when a sequence may outgrow the original context, as llama.cpp picks them
+        Rope global = longRope != null && cache.contextLength() > conventions.ropeOriginalContext() ? longRope : rope;
+        float embeddingScale = conventions.embeddingScale();
         for (int i = 0; i < n; i++) {
             int e = s.entries[i];
             s.cells[i] = cache.prepareWrite(batch.sequence(e), batch.position(e));
             tokenEmbedding.dequantizeRow(batch.token(e), s.x, i * dim);
-            rope.angles(batch.position(e), s.cos, s.sin, i * pairs);
+            if (embeddingScale != 1f) scale(s.x, i * dim, dim, embeddingScale);
+            global.angles(batch.position(e), s.cos, s.sin, i * pairs);
+            if (slidingRope != null) slidingRope.angles(batch.position(e), s.slidingCos, s.slidingSin, i * pairs);
         }
         for (int l = 0; l < layers.length; l++) {
             LayerWeights lw = layers[l];
@@ -153,6 +199,9 @@ public final class TransformerModel implements Model {
         // Every logits row, a prompt's last token's too, takes the row kernels: one path for the head,
         // whatever the roles of the batch's other entries.
         if (rows > 0) output.multiply(s.xb, rows, logits.data());
+        if (rows > 0 && conventions.finalSoftcap() > 0) {
+            SoftCap.apply(logits.data(), 0, rows * config.vocabSize(), conventions.finalSoftcap());
+        }
         return logits;
     }
 
@@ -210,6 +259,10 @@ public final class TransformerModel implements Model {
         for (; i < dim; i++) out[outOff + i] = in[inOff + i] * scale * weight[i];
     }
 
+    private static void scale(float[] v, int off, int len, float factor) {
+        for (int i = off; i < off + len; i++) v[i] *= factor;
+    }
+
     /** {@code row[off ..] += bias}, where there is a bias. */
     private static void addBias(float[] rows, int off, float[] bias) {
         if (bias == null) return;
@@ -234,6 +287,31 @@ public final class TransformerModel implements Model {
         if (i < to) {
             var inRange = F.indexInRange(i, to);
             silu(FloatVector.fromArray(F, gate, i, inRange)).mul(FloatVector.fromArray(F, up, i, inRange)).intoArray(gate, i, inRange);
+        }
+    }
+
+    /**
+     * {@code gate = gelu(gate) * up} over {@code [from, to)} with GELU's tanh approximation as ggml computes it: the
+     * input rounded to a half, looked up in a table of halves, inputs beyond +-10 taken as 0 and the identity.
+     */
+    private static void geglu(float[] gate, float[] up, int from, int to) {
+        for (int i = from; i < to; i++) {
+            float g = gate[i];
+            float gelu = g <= -10f ? 0f : g >= 10f ? g : Gelu.TABLE[Float.floatToFloat16(g) & 0xFFFF];
+            gate[i] = gelu * up[i];
+        }
+    }
+
+    /** {@code gelu(x)} for every half {@code x}, rounded to a half, indexed by the half's bits. */
+    private static final class Gelu {
+        static final float[] TABLE = new float[1 << 16];
+
+        static {
+            for (int bits = 0; bits < TABLE.length; bits++) {
+                float x = Float.float16ToFloat((short) bits);
+                float y = (float) (0.5 * x * (1 + Math.tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x))));
+                TABLE[bits] = Float.float16ToFloat(Float.floatToFloat16(y));
+            }
         }
     }
 
@@ -311,20 +389,30 @@ public final class TransformerModel implements Model {
                     case ATTENTION_INPUT -> rmsNormRow(s.x, x, s.xb, x, dim, weights.attentionNorm());
                     case POSITIONS -> positions(i);
                     case FEED_FORWARD_INPUT -> {
+                        if (weights.postAttentionNorm() != null) rmsNormRow(s.xb, x, s.xb, x, dim, weights.postAttentionNorm());
                         addInPlace(s.x, x, s.xb, x, dim);
                         rmsNormRow(s.x, x, s.xb, x, dim, weights.ffnNorm());
                     }
-                    case RESIDUAL -> addInPlace(s.x, x, s.xb, x, dim);
+                    case RESIDUAL -> {
+                        if (weights.postFeedForwardNorm() != null) rmsNormRow(s.xb, x, s.xb, x, dim, weights.postFeedForwardNorm());
+                        addInPlace(s.x, x, s.xb, x, dim);
+                    }
                     case SWIGLU -> {
                         int ffn = config.feedForwardLength();
-                        swiglu(s.gate, s.up, i * ffn, (i + 1) * ffn);
+                        switch (config.architecture().activation()) {
+                            case SILU -> swiglu(s.gate, s.up, i * ffn, (i + 1) * ffn);
+                            case GELU -> geglu(s.gate, s.up, i * ffn, (i + 1) * ffn);
+                        }
                     }
                     default -> throw new IllegalStateException("step " + step);
                 }
             }
         }
 
-        /** Row i's biases, rotary positions and rounded queries, and its keys and values into the cache. */
+        /**
+         * Row i's biases, per-head norms, rotary positions and rounded (and, where the model says so, scaled) queries,
+         * and its keys and values into the cache.
+         */
         private void positions(int i) {
             var s = scratch;
             int qLen = config.queryLength();
@@ -333,10 +421,23 @@ public final class TransformerModel implements Model {
             addBias(s.q, i * qLen, weights.queryBias());
             addBias(s.k, i * kvLen, weights.keyBias());
             addBias(s.v, i * kvLen, weights.valueBias());
-            rope.rotate(s.q, i * qLen, config.headCount(), s.cos, s.sin, i * pairs);
+            headNorms(s.q, i * qLen, config.headCount(), weights.queryNorm());
+            headNorms(s.k, i * kvLen, config.headCountKv(), weights.keyNorm());
+            boolean sliding = slidingRope != null && conventions.isSliding(layer);
+            float[] cos = sliding ? s.slidingCos : s.cos;
+            float[] sin = sliding ? s.slidingSin : s.sin;
+            rope.rotate(s.q, i * qLen, config.headCount(), cos, sin, i * pairs);
+            if (conventions.queryScale() > 0) scale(s.q, i * qLen, qLen, conventions.queryScale());
             roundToHalf(s.q, i * qLen, qLen);
-            rope.rotate(s.k, i * kvLen, config.headCountKv(), s.cos, s.sin, i * pairs);
+            rope.rotate(s.k, i * kvLen, config.headCountKv(), cos, sin, i * pairs);
             cache.store(layer, s.cells[i], s.k, i * kvLen, s.v, i * kvLen); // at F16 precision (Attention)
+        }
+
+        /** Each of {@code heads} heads from {@code offset} RMS-normed by {@code weight}, where the model has one. */
+        private void headNorms(float[] v, int offset, int heads, float[] weight) {
+            if (weight == null) return;
+            int headDim = config.headDim();
+            for (int h = 0; h < heads; h++) rmsNormRow(v, offset + h * headDim, v, offset + h * headDim, headDim, weight);
         }
     }
 
@@ -355,6 +456,9 @@ public final class TransformerModel implements Model {
         final float[][] gateUp;
         final float[] cos;
         final float[] sin;
+        /** The angles of the sliding-window layers' rotation, where it has its own. */
+        final float[] slidingCos;
+        final float[] slidingSin;
         final int[] cells;       // where each row's keys and values go: block * blockSize + slot
         final int[] entries;     // the batch entry in each activation row: prompt tokens first
 
@@ -371,6 +475,8 @@ public final class TransformerModel implements Model {
             gateUp = new float[][] {gate, up};
             cos = new float[maxBatch * pairs];
             sin = new float[maxBatch * pairs];
+            slidingCos = new float[maxBatch * pairs];
+            slidingSin = new float[maxBatch * pairs];
             cells = new int[maxBatch];
             entries = new int[maxBatch];
         }

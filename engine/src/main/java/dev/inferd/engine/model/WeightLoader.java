@@ -36,6 +36,28 @@ final class WeightLoader {
         return matrix;
     }
 
+    /**
+     * Rows {@code from .. from + rows - 1} of the {@code totalRows x cols} matrix {@code name}, as a matrix of its own:
+     * Phi-3's fused {@code attn_qkv} and {@code ffn_up} (gate, then up) are read as separate matrices, so its forward
+     * pass is the others'. A row is whole blocks of its type, so the rows are a contiguous slice of the tensor.
+     */
+    WeightMatrix rows(String name, int totalRows, int cols, int from, int rows) {
+        TensorInfo info = require(name);
+        if (info.dims().length > 2 || info.cols() != cols || info.rows() != totalRows) {
+            throw new UnsupportedModelException("tensor " + name + " has shape " + shape(info) + ", expected ["
+                    + cols + ", " + totalRows + "]");
+        }
+        long rowBytes = info.type().bytesFor(cols);
+        var part = new TensorInfo(name + "[" + from + ".." + (from + rows) + ")", new long[] {cols, rows}, info.type(),
+                info.offset() + from * rowBytes);
+        WeightMatrix matrix = WeightMatrices.of(part, gguf.tensorData(part), copies);
+        if (WeightMatrices.copyBytes(part) > 0) {
+            // the parts are taken in order: once the last has its copy, no part reads the stored tensor
+            gguf.release(from + rows == totalRows ? info : part);
+        }
+        return matrix;
+    }
+
     /** A vector of {@code length} elements, as floats (norms, biases, rope factors: small). */
     float[] vector(String name, int length) {
         TensorInfo info = require(name);

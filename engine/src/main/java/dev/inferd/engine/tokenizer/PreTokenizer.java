@@ -25,6 +25,10 @@ enum PreTokenizer {
     LLAMA3_MERGED(false, false, Regex.LLAMA3),
     /** Qwen 2: like Llama 3 with one digit per word. */
     QWEN2(false, false, Regex.QWEN2),
+    /** Mistral Nemo's Tekken: words split at case changes, one digit per word; whole-token words skip the merges. */
+    TEKKEN(true, true, Regex.TEKKEN),
+    /** GPT-4o's (Phi-4-mini): words split at case changes with their contractions, up to 3 digits per word. */
+    GPT4O(false, false, Regex.GPT4O),
     /** SmolLM, StarCoder: every digit on its own, then GPT-2's expression. */
     SMOLLM(false, false, "\\p{N}", Regex.GPT2),
     /** llama.cpp's fallback when the file names no pre-tokenizer. */
@@ -50,8 +54,20 @@ enum PreTokenizer {
         if (Names.LLAMA3_MERGED.contains(name)) return LLAMA3_MERGED;
         if (Names.QWEN2.contains(name)) return QWEN2;
         if (Names.SMOLLM.contains(name)) return SMOLLM;
+        if (name.equals("tekken")) return TEKKEN;
+        if (Names.GPT4O.contains(name)) return GPT4O;
         throw new GGUFFormatException("pre-tokenizer '" + name + "' (tokenizer.ggml.pre) is not supported; supported: "
-                + "gpt-2, llama-bpe, qwen2, smollm and their aliases");
+                + "gpt-2, llama-bpe, qwen2, deepseek-r1-qwen, smollm, tekken, gpt-4o and their aliases");
+    }
+
+    /** Whether {@link #forName} knows {@code name}. */
+    static boolean supports(String name) {
+        try {
+            forName(name);
+            return true;
+        } catch (GGUFFormatException e) {
+            return false;
+        }
     }
 
     /** Whether a word that is itself a vocabulary entry is emitted whole instead of merged. */
@@ -92,6 +108,13 @@ enum PreTokenizer {
         private static final String CONTRACTIONS = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])";
         static final String LLAMA3 = CONTRACTIONS
                 + "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+        /** A letter that is not a-z, then one that is not A-Z: llama.cpp's spelling of upper- and lower-case runs. */
+        private static final String UPPER = "((?=[\\p{L}])([^a-z]))";
+        private static final String LOWER = "((?=[\\p{L}])([^A-Z]))";
+        static final String TEKKEN = "[^\\r\\n\\p{L}\\p{N}]?" + UPPER + "*" + LOWER + "+|[^\\r\\n\\p{L}\\p{N}]?" + UPPER + "+"
+                + LOWER + "*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+        static final String GPT4O = "[^\\r\\n\\p{L}\\p{N}]?" + UPPER + "*" + LOWER + "+" + CONTRACTIONS + "?|[^\\r\\n\\p{L}\\p{N}]?"
+                + UPPER + "+" + LOWER + "*" + CONTRACTIONS + "?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
         static final String QWEN2 = CONTRACTIONS
                 + "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
     }
@@ -104,6 +127,7 @@ enum PreTokenizer {
                 "pixtral", "midm-2.0", "lfm2");
         static final Set<String> LLAMA3_MERGED = Set.of("dbrx", "smaug-bpe");
         static final Set<String> QWEN2 = Set.of("qwen2", "deepseek-r1-qwen", "stablelm2", "megrez");
+        static final Set<String> GPT4O = Set.of("gpt-4o", "llama4");
         static final Set<String> SMOLLM = Set.of("smollm", "starcoder", "refact", "command-r", "codeshell",
                 "exaone", "minerva-7b");
     }

@@ -12,6 +12,19 @@ public interface Tokenizer {
         return TokenizerLoader.load(gguf);
     }
 
+    /**
+     * Whether {@link #fromGGUF} builds a tokenizer for {@code tokenizer.ggml.model} {@code model} with
+     * {@code tokenizer.ggml.pre} {@code pre} (null: none): SentencePiece ({@code llama}) files, and byte-level BPE
+     * ({@code gpt2}) files with a pre-tokenizer this engine knows.
+     */
+    static boolean supports(String model, String pre) {
+        return switch (model) {
+            case "llama" -> true;
+            case "gpt2" -> PreTokenizer.supports(pre);
+            default -> false;
+        };
+    }
+
     int vocabSize();
 
     /** Beginning-of-sequence id, or -1. */

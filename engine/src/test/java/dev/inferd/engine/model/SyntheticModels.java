@@ -75,6 +75,43 @@ public final class SyntheticModels {
         return new Spec("qwen2", 128, 2, 4, 2, 256, 733, 256, weightType, true, true, 1_000_000f, 25f, 1);
     }
 
+    /** A small Qwen3: per-head q/k norms, no biases, separate output head. */
+    public static Spec smallQwen3(GGMLType weightType) {
+        int width = weightType.blockSize() == 256 ? 256 : 128;
+        return new Spec("qwen3", width, 2, 4, 2, 2 * width, 800, 256, weightType, false, false, 1_000_000f, 25f, 1);
+    }
+
+    /**
+     * A small Gemma 2: tied output, post-norms, GeGLU, soft-capping, a sliding window of {@link #WINDOW} on even layers.
+     * 26 layers, Gemma 2 2B's count: llama.cpp b4916 picks the query scale by the layer count and aborts on others.
+     */
+    public static Spec smallGemma2(GGMLType weightType) {
+        int width = weightType.blockSize() == 256 ? 256 : 128;
+        return new Spec("gemma2", width, 26, 4, 2, 2 * width, 800, 256, weightType, true, false, 10_000f, 25f, 1);
+    }
+
+    /** A small Gemma 3: six layers, so that the sixth is global and the others slide, with their own RoPE base. */
+    public static Spec smallGemma3(GGMLType weightType) {
+        int width = weightType.blockSize() == 256 ? 256 : 128;
+        return new Spec("gemma3", width, 6, 4, 1, 2 * width, 800, 256, weightType, true, false, 1_000_000f, 25f, 1);
+    }
+
+    /** A small Phi-3: fused QKV and gate/up, LongRoPE factors, partial rotary dimensions (3/4 of a head). */
+    public static Spec smallPhi3(GGMLType weightType) {
+        int width = weightType.blockSize() == 256 ? 256 : 128;
+        return new Spec("phi3", width, 2, 4, 4, 2 * width, 800, 256, weightType, false, false, 10_000f, 25f, 1);
+    }
+
+    /** The sliding window of the synthetic Gemma models: shorter than a reference test's context, so it matters. */
+    public static final int WINDOW = 12;
+    /** Phi-3's original context in the synthetic files: below the tests' 128, so the long factors apply. */
+    public static final int PHI3_ORIGINAL_CONTEXT = 64;
+    /** Phi-3's end-of-turn and end-of-text tokens, the last two of its synthetic vocabulary. */
+    static final String PHI3_END = "<|end|>";
+    static final String PHI3_END_OF_TEXT = "<|endoftext|>";
+    /** How many eighths of a Phi-3 head RoPE rotates: Phi-4-mini's three quarters. */
+    static final int PHI3_ROTARY_EIGHTHS = 6;
+
     /** The vocabulary entries, in id order. */
     public static List<String> tokens(int vocabSize) {
         var t = new ArrayList<String>(vocabSize);
@@ -115,7 +152,11 @@ public final class SyntheticModels {
     /** As {@link #write(Spec, Path)}, each weight matrix in the type {@code tensorTypes} chooses (norms stay F32). */
     public static Path write(Spec spec, Path file, TensorTypes tensorTypes) throws IOException {
         String a = spec.architecture();
-        List<String> tokens = tokens(spec.vocabSize());
+        List<String> tokens = new ArrayList<>(tokens(spec.vocabSize()));
+        if (a.equals("phi3")) { // llama.cpp looks these up by their text in a file whose name says phi3
+            tokens.set(tokens.size() - 2, PHI3_END_OF_TEXT);
+            tokens.set(tokens.size() - 1, PHI3_END);
+        }
         float[] scores = new float[tokens.size()];
         int[] types = new int[tokens.size()];
         for (int i = 0; i < tokens.size(); i++) {
@@ -124,7 +165,7 @@ public final class SyntheticModels {
                 case 0 -> 2;    // unknown
                 case 1, 2 -> 3; // control
                 case 3 -> 6;    // byte
-                default -> 1;   // normal
+                default -> tokens.get(i).startsWith("<|") ? 3 : 1; // Phi-3's control tokens, else normal
             };
         }
         int dim = spec.embeddingLength();
@@ -142,7 +183,7 @@ public final class SyntheticModels {
                 .put(a + ".attention.head_count_kv", spec.headCountKv())
                 .put(a + ".attention.layer_norm_rms_epsilon", 1e-5f)
                 .put(a + ".rope.freq_base", spec.ropeFreqBase())
-                .put(a + ".rope.dimension_count", spec.headDim())
+                .put(a + ".rope.dimension_count", a.equals("phi3") ? spec.headDim() * PHI3_ROTARY_EIGHTHS / 8 : spec.headDim())
                 .put(a + ".vocab_size", spec.vocabSize())
                 .put("tokenizer.ggml.model", "llama")
                 .put("tokenizer.ggml.tokens", tokens)
@@ -154,6 +195,27 @@ public final class SyntheticModels {
                 .put("tokenizer.ggml.add_bos_token", true)
                 .put("tokenizer.ggml.add_eos_token", false);
 
+        boolean gemma = a.startsWith("gemma");
+        if (gemma) {
+            w.put(a + ".attention.sliding_window", WINDOW);
+            w.put(a + ".attention.key_length", spec.headDim());
+            w.put(a + ".attention.value_length", spec.headDim());
+        }
+        if (a.equals("gemma2")) {
+            // caps low enough to bend the scores, high enough to leave the greedy choices clear margins
+            w.put(a + ".attn_logit_softcapping", 10f);
+            w.put(a + ".final_logit_softcapping", 120f);
+        }
+        if (a.equals("qwen3")) {
+            w.put(a + ".attention.key_length", spec.headDim());
+            w.put(a + ".attention.value_length", spec.headDim());
+        }
+        if (a.equals("phi3")) {
+            w.put(a + ".rope.scaling.attn_factor", 1.19f);
+            w.put(a + ".rope.scaling.original_context_length", PHI3_ORIGINAL_CONTEXT);
+            // Phi-3.5-mini's files say 262144, beyond any context: llama.cpp b4916 refuses a phi3 file without it
+            w.put(a + ".attention.sliding_window", 262_144);
+        }
         var random = new SplittableRandom(spec.seed());
         // Residual contributions are scaled like the embedding, so layers matter as much as the token.
         float embedStd = spec.tiedOutput() ? spec.logitScale() / (float) Math.sqrt(dim) : 1f;
@@ -166,22 +228,56 @@ public final class SyntheticModels {
         GGMLType embeddingType = tensorTypes.typeOf("token_embd.weight", big);
         w.addTensor("token_embd.weight", embeddingType, new long[] {dim, spec.vocabSize()},
                 Quantizer.quantize(embeddingType, embedding));
+        if (a.equals("phi3")) {
+            int pairs = spec.headDim() * PHI3_ROTARY_EIGHTHS / 16;
+            vector(w, "rope_factors_short.weight", around(random, pairs, 1.5f, 0.5f));
+            vector(w, "rope_factors_long.weight", around(random, pairs, 5f, 4f));
+        }
+        // Gemma's post-norms scale the layers' outputs: weights near the embedding's size (times sqrt(width), as
+        // Gemma scales it) keep the layers as strong as the token
+        float post = residual * (float) Math.sqrt(dim);
         for (int l = 0; l < spec.blockCount(); l++) {
             String p = "blk." + l + ".";
             vector(w, p + "attn_norm.weight", around(random, dim, 1f, 0.2f));
-            matrix(w, p + "attn_q.weight", tensorTypes, big, qLen, dim, gaussian(random, qLen * dim, 1.5f / (float) Math.sqrt(dim)));
-            matrix(w, p + "attn_k.weight", tensorTypes, big, kvLen, dim, gaussian(random, kvLen * dim, 1.5f / (float) Math.sqrt(dim)));
-            matrix(w, p + "attn_v.weight", tensorTypes, big, kvLen, dim, gaussian(random, kvLen * dim, 1f / (float) Math.sqrt(dim)));
+            float[] q = gaussian(random, qLen * dim, 1.5f / (float) Math.sqrt(dim));
+            float[] k = gaussian(random, kvLen * dim, 1.5f / (float) Math.sqrt(dim));
+            float[] v = gaussian(random, kvLen * dim, 1f / (float) Math.sqrt(dim));
+            if (a.equals("phi3")) {
+                float[] qkv = new float[q.length + k.length + v.length];
+                System.arraycopy(q, 0, qkv, 0, q.length);
+                System.arraycopy(k, 0, qkv, q.length, k.length);
+                System.arraycopy(v, 0, qkv, q.length + k.length, v.length);
+                matrix(w, p + "attn_qkv.weight", tensorTypes, big, qLen + 2 * kvLen, dim, qkv);
+            } else {
+                matrix(w, p + "attn_q.weight", tensorTypes, big, qLen, dim, q);
+                matrix(w, p + "attn_k.weight", tensorTypes, big, kvLen, dim, k);
+                matrix(w, p + "attn_v.weight", tensorTypes, big, kvLen, dim, v);
+            }
+            if (a.equals("qwen3") || a.equals("gemma3")) {
+                vector(w, p + "attn_q_norm.weight", around(random, spec.headDim(), 1f, 0.2f));
+                vector(w, p + "attn_k_norm.weight", around(random, spec.headDim(), 1f, 0.2f));
+            }
             if (spec.biases()) {
                 vector(w, p + "attn_q.bias", gaussian(random, qLen, 0.5f));
                 vector(w, p + "attn_k.bias", gaussian(random, kvLen, 0.5f));
                 vector(w, p + "attn_v.bias", gaussian(random, kvLen, 0.5f));
             }
             matrix(w, p + "attn_output.weight", tensorTypes, big, dim, qLen, gaussian(random, dim * qLen, residual / (float) Math.sqrt(qLen)));
+            if (gemma) vector(w, p + "post_attention_norm.weight", around(random, dim, post, 0.2f * post));
             vector(w, p + "ffn_norm.weight", around(random, dim, 1f, 0.2f));
-            matrix(w, p + "ffn_gate.weight", tensorTypes, big, ffn, dim, gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim)));
-            matrix(w, p + "ffn_up.weight", tensorTypes, big, ffn, dim, gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim)));
+            float[] gate = gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim));
+            float[] up = gaussian(random, ffn * dim, 1f / (float) Math.sqrt(dim));
+            if (a.equals("phi3")) {
+                float[] gateUp = new float[2 * ffn * dim];
+                System.arraycopy(gate, 0, gateUp, 0, gate.length);
+                System.arraycopy(up, 0, gateUp, gate.length, up.length);
+                matrix(w, p + "ffn_up.weight", tensorTypes, big, 2 * ffn, dim, gateUp);
+            } else {
+                matrix(w, p + "ffn_gate.weight", tensorTypes, big, ffn, dim, gate);
+                matrix(w, p + "ffn_up.weight", tensorTypes, big, ffn, dim, up);
+            }
             matrix(w, p + "ffn_down.weight", tensorTypes, big, dim, ffn, gaussian(random, dim * ffn, 2 * residual / (float) Math.sqrt(ffn)));
+            if (gemma) vector(w, p + "post_ffw_norm.weight", around(random, dim, post, 0.2f * post));
         }
         vector(w, "output_norm.weight", around(random, dim, 1f, 0.2f));
         if (!spec.tiedOutput()) {

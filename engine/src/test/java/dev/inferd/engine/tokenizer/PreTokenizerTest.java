@@ -51,6 +51,28 @@ class PreTokenizerTest {
     }
 
     @Test
+    void tekkenSplitsWordsAtCaseChangesAndDigitsOneByOne() {
+        assertThat(PreTokenizer.TEKKEN.split("HelloWorld McDonald's 12345"))
+                .containsExactly("Hello", "World", " Mc", "Donald", "'s", " ", "1", "2", "3", "4", "5");
+        // an upper-case run keeps no lower-case tail; the apostrophe leads the next word
+        assertThat(PreTokenizer.TEKKEN.split("DON'T stop\n\nnow")).containsExactly("DON", "'T", " stop", "\n\n", "now");
+        assertThat(PreTokenizer.TEKKEN.split("path/to\nx")).containsExactly("path", "/to", "\n", "x");
+        assertThat(PreTokenizer.forName("tekken")).isEqualTo(PreTokenizer.TEKKEN);
+        assertThat(PreTokenizer.TEKKEN.ignoresMerges()).isTrue();
+        assertThat(PreTokenizer.TEKKEN.addsBosByDefault()).isTrue();
+    }
+
+    @Test
+    void gpt4oKeepsContractionsWithTheirWordAndDigitsByThree() {
+        assertThat(PreTokenizer.GPT4O.split("HelloWorld McDonald's 12345"))
+                .containsExactly("Hello", "World", " Mc", "Donald's", " ", "123", "45");
+        assertThat(PreTokenizer.GPT4O.split(" DON'T we're")).containsExactly(" DON'T", " we're");
+        assertThat(PreTokenizer.GPT4O.split("a!!\n\nb")).containsExactly("a", "!!\n\n", "b");
+        assertThat(PreTokenizer.forName("gpt-4o")).isEqualTo(PreTokenizer.GPT4O);
+        assertThat(PreTokenizer.forName("deepseek-r1-qwen")).isEqualTo(PreTokenizer.QWEN2);
+    }
+
+    @Test
     void smollmSplitsDigitsFirstThenAppliesGpt2ToEachPiece() {
         assertThat(PreTokenizer.SMOLLM.split("a 12b")).containsExactly("a", " ", "1", "2", "b");
         assertThat(PreTokenizer.SMOLLM.split("I've 3 cats")).containsExactly("I", "'ve", " ", "3", " cats");

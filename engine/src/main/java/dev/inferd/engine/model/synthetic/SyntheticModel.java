@@ -95,7 +95,10 @@ public final class SyntheticModel {
     /** The tensors of the file, in file order, without writing anything. */
     public static List<PlannedTensor> plan(SyntheticShape shape, WeightFormat format) {
         int dim = shape.embeddingLength();
-        int q = shape.headCount() * shape.headDim();
+        int q = shape.queryLength();
+        String arch = shape.architecture();
+        boolean gemma = arch.startsWith("gemma");
+        boolean phi3 = arch.equals("phi3");
         int kv = shape.kvLength();
         int ffn = shape.feedForwardLength();
         var tensors = new ArrayList<PlannedTensor>();
@@ -117,23 +120,41 @@ public final class SyntheticModel {
             add.vector("rope_freqs.weight", shape.headDim() / 2,
                     new Values.Fixed(shape.llama3Rope().frequencyFactors(shape.ropeFreqBase(), shape.headDim())));
         }
+        if (phi3) { // LongRoPE's per-pair divisors: about 1 for the short context, larger for the long one
+            add.vector("rope_factors_short.weight", shape.headDim() / 2, new Values.NearOne(0.1f));
+            add.vector("rope_factors_long.weight", shape.headDim() / 2, new Values.NearOne(0.9f));
+        }
         var norm = new Values.NearOne(0.1f);
         for (int l = 0; l < shape.blockCount(); l++) {
             String p = "blk." + l + ".";
             add.vector(p + "attn_norm.weight", dim, norm);
-            add.matrix(p + "attn_q.weight", q, dim, inverseSqrt(dim));
-            add.matrix(p + "attn_k.weight", kv, dim, inverseSqrt(dim));
-            add.matrix(p + "attn_v.weight", kv, dim, inverseSqrt(dim));
+            if (phi3) {
+                add.matrix(p + "attn_qkv.weight", q + 2 * kv, dim, inverseSqrt(dim));
+            } else {
+                add.matrix(p + "attn_q.weight", q, dim, inverseSqrt(dim));
+                add.matrix(p + "attn_k.weight", kv, dim, inverseSqrt(dim));
+                add.matrix(p + "attn_v.weight", kv, dim, inverseSqrt(dim));
+            }
+            if (arch.equals("qwen3") || arch.equals("gemma3")) {
+                add.vector(p + "attn_q_norm.weight", shape.headDim(), norm);
+                add.vector(p + "attn_k_norm.weight", shape.headDim(), norm);
+            }
             if (shape.qkvBiases()) {
                 add.vector(p + "attn_q.bias", q, new Values.Random(0.1f));
                 add.vector(p + "attn_k.bias", kv, new Values.Random(0.1f));
                 add.vector(p + "attn_v.bias", kv, new Values.Random(0.1f));
             }
             add.matrix(p + "attn_output.weight", dim, q, inverseSqrt(q));
+            if (gemma) add.vector(p + "post_attention_norm.weight", dim, norm);
             add.vector(p + "ffn_norm.weight", dim, norm);
-            add.matrix(p + "ffn_gate.weight", ffn, dim, inverseSqrt(dim));
-            add.matrix(p + "ffn_up.weight", ffn, dim, inverseSqrt(dim));
+            if (phi3) {
+                add.matrix(p + "ffn_up.weight", 2 * ffn, dim, inverseSqrt(dim));
+            } else {
+                add.matrix(p + "ffn_gate.weight", ffn, dim, inverseSqrt(dim));
+                add.matrix(p + "ffn_up.weight", ffn, dim, inverseSqrt(dim));
+            }
             add.matrix(p + "ffn_down.weight", dim, ffn, inverseSqrt(ffn));
+            if (gemma) add.vector(p + "post_ffw_norm.weight", dim, norm);
         }
         add.vector("output_norm.weight", dim, norm);
         if (!shape.tiedOutput()) add.matrix("output.weight", shape.vocabSize(), dim, 0.02f);
@@ -166,7 +187,19 @@ public final class SyntheticModel {
                 .put(a + ".attention.layer_norm_rms_epsilon", shape.rmsNormEps())
                 .put(a + ".rope.freq_base", shape.ropeFreqBase())
                 .put(a + ".rope.dimension_count", shape.headDim())
+                .put(a + ".attention.key_length", shape.headDim())
+                .put(a + ".attention.value_length", shape.headDim())
                 .put(a + ".vocab_size", shape.vocabSize());
+        if (shape.slidingWindow() > 0) w.put(a + ".attention.sliding_window", shape.slidingWindow());
+        if (a.equals("gemma2")) {
+            w.put(a + ".attn_logit_softcapping", 50f).put(a + ".final_logit_softcapping", 30f);
+        }
+        if (a.equals("gemma3")) w.put(a + ".rope.freq_base_swa", 10_000f);
+        if (a.equals("phi3")) {
+            // Phi-3.5-mini's: sqrt(1 + ln(32) / ln(4096)) for its 32-fold extension of 4096 positions
+            w.put(a + ".rope.scaling.attn_factor", (float) Math.sqrt(1 + Math.log(32) / Math.log(4096)))
+                    .put(a + ".rope.scaling.original_context_length", 4096);
+        }
         SyntheticVocabulary.addTo(w, shape.vocabSize());
         for (PlannedTensor t : plan(shape, format)) {
             w.addTensor(t.name(), t.type(), t.dims(), out -> writeValues(t, seed, out));
