@@ -186,6 +186,11 @@ public final class LocalTextGenerator implements TextGenerator {
     }
 
     @Override
+    public int vocabularySize() {
+        return model.config().vocabSize();
+    }
+
+    @Override
     public int[] textPrompt(String prompt) {
         return tokenizer.encode(prompt, true, true);
     }

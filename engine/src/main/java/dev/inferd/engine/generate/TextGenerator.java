@@ -10,6 +10,11 @@ public interface TextGenerator extends AutoCloseable {
 
     ModelDescription description();
 
+    /** The number of token ids the model knows; ids from 0 to this, exclusive, are valid in {@code logit_bias}. */
+    default int vocabularySize() {
+        return Integer.MAX_VALUE;
+    }
+
     /** The conversation rendered with the model's chat template (generation prompt added) and tokenized. */
     int[] chatPrompt(List<ChatMessage> messages);
 

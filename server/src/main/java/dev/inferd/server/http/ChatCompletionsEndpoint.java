@@ -20,16 +20,19 @@ final class ChatCompletionsEndpoint {
 
     private final ModelGate models;
     private final String systemFingerprint;
+    private final long maxBodyBytes;
 
-    ChatCompletionsEndpoint(ModelGate models, String systemFingerprint) {
+    ChatCompletionsEndpoint(ModelGate models, String systemFingerprint, long maxBodyBytes) {
         this.models = models;
         this.systemFingerprint = systemFingerprint;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
-        ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest));
+        ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model())) {
             TextGenerator generator = lease.generator();
+            PromptBudget.checkLogitBias(generator, request.sampling().logitBias());
             int[] prompt = PromptBudget.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
             int maxTokens = PromptBudget.maxTokens(generator, prompt.length, request.maxTokens(), "messages");
             var generation = new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), request.sampling(),
@@ -41,7 +44,9 @@ final class ChatCompletionsEndpoint {
                         systemFingerprint);
                 new ChatStreamWriter(chunks, request).write(run, response, client);
             } else {
-                JsonExchange.send(response, 200, collect(run, request, created, client));
+                var answer = new ProbedJsonResponse(response);
+                client.probeWith(answer);
+                answer.send(collect(run, request, created, client));
             }
         }
     }
@@ -55,8 +60,9 @@ final class ChatCompletionsEndpoint {
             choices.add(new ChatCompletion.Choice(i, ChatCompletion.Message.assistant(collected.text(i)), logprobs,
                     collected.finishReason(i)));
         }
-        return new ChatCompletion(Ids.chatCompletionId(), created, request.model(), choices,
-                Usage.of(collected.result()), systemFingerprint);
+        Usage usage = Usage.of(collected.result());
+        AccessLog.usage(usage);
+        return new ChatCompletion(Ids.chatCompletionId(), created, request.model(), choices, usage, systemFingerprint);
     }
 
     /** Turns one run's events into chat chunks. */

@@ -23,10 +23,12 @@ final class CompletionsEndpoint {
 
     private final ModelGate models;
     private final String systemFingerprint;
+    private final long maxBodyBytes;
 
-    CompletionsEndpoint(ModelGate models, String systemFingerprint) {
+    CompletionsEndpoint(ModelGate models, String systemFingerprint, long maxBodyBytes) {
         this.models = models;
         this.systemFingerprint = systemFingerprint;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     /** One prompt, tokenized and fitted into the context before anything runs. */
@@ -34,13 +36,16 @@ final class CompletionsEndpoint {
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
-        CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest));
+        CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model())) {
             TextGenerator generator = lease.generator();
+            PromptBudget.checkLogitBias(generator, request.sampling().logitBias());
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {
                 int[] tokens = PromptBudget.tokenize(() -> generator.textPrompt(prompt), "prompt");
-                int maxTokens = PromptBudget.maxTokens(generator, tokens.length, request.maxTokens(), "prompt");
+                Integer cap = request.maxTokensGiven() ? request.maxTokens() : null;
+                int maxTokens = PromptBudget.maxTokens(generator, tokens.length, cap, "prompt");
+                if (cap == null) maxTokens = Math.min(maxTokens, request.maxTokens());
                 prompts.add(new PreparedPrompt(prompt, tokens, maxTokens));
             }
             long created = System.currentTimeMillis() / 1000;
@@ -49,7 +54,9 @@ final class CompletionsEndpoint {
                 StreamedRun.stream(new Runs(lease, request, prompts), response, client,
                         new CompletionStreamWriter(id, created, request, prompts, systemFingerprint));
             } else {
-                JsonExchange.send(response, 200, collect(id, created, lease, request, prompts, client));
+                var answer = new ProbedJsonResponse(response);
+                client.probeWith(answer);
+                answer.send(collect(id, created, lease, request, prompts, client));
             }
         }
     }
@@ -80,6 +87,7 @@ final class CompletionsEndpoint {
             }
             usage = usage.plus(Usage.of(collected.result()));
         }
+        AccessLog.usage(usage);
         return new Completion(id, created, request.model(), systemFingerprint, choices, usage);
     }
 

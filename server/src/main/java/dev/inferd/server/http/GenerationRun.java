@@ -88,7 +88,15 @@ final class GenerationRun implements GenerationListener {
     Event takeWatching(ClientWatch client) throws InterruptedException {
         while (true) {
             // Checked before every event too: a busy generation has events all the time.
-            if (client.isGone()) {
+            boolean gone;
+            try {
+                gone = client.isGone();
+            } catch (ClientGoneException e) {
+                // the watch's probe could not write
+                cancelAndAwait();
+                throw e;
+            }
+            if (gone) {
                 cancelAndAwait();
                 throw new ClientGoneException(null);
             }

@@ -3,6 +3,7 @@ package dev.inferd.server.http;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.openai.ApiError;
 
+import java.util.Map;
 import java.util.function.Supplier;
 
 /** Fits a prompt and its completion into the model's context. */
@@ -25,13 +26,27 @@ final class PromptBudget {
     }
 
     /**
-     * The number of tokens each choice may generate: the client's cap (null for none) lowered so
-     * that prompt plus completion fit the context. A prompt that leaves no room is a 400.
+     * The number of tokens each choice may generate: the client's cap, or without one all the room the
+     * context leaves (the choice then ends with finish_reason {@code length} at the context's end). A
+     * prompt that leaves no room, or a cap beyond the room, is a 400 with the counts, as OpenAI answers.
      */
     static int maxTokens(TextGenerator generator, int promptTokens, Integer requested, String param) {
         int context = generator.description().contextLength();
         if (promptTokens >= context) throw ApiError.contextLengthExceeded(param, context, promptTokens);
         int room = context - promptTokens;
-        return requested == null ? room : Math.min(requested, room);
+        if (requested == null) return room;
+        if (requested > room) throw ApiError.completionBeyondContext(param, context, promptTokens, requested);
+        return requested;
+    }
+
+    /** Every {@code logit_bias} key must be a token id of the model. */
+    static void checkLogitBias(TextGenerator generator, Map<Integer, Float> logitBias) {
+        int vocabulary = generator.vocabularySize();
+        for (int token : logitBias.keySet()) {
+            if (token >= vocabulary) {
+                throw ApiError.invalid("logit_bias", "Invalid key in 'logit_bias': token id " + token
+                        + " is outside the model's vocabulary of " + vocabulary + " tokens.");
+            }
+        }
     }
 }

@@ -106,10 +106,13 @@ final class StreamedRun {
                     }
                     if (run != null) event = run.poll(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
                 }
+                AccessLog.usage(usage);
                 translator.end(sse, usage);
                 sse.done();
             } catch (ClientGoneException e) {
+                // Cancelled, then counted as a departure (499), not as a finished stream.
                 if (run != null) run.cancelAndAwait();
+                throw e;
             } catch (InterruptedException | RuntimeException e) {
                 if (run != null) run.cancelAndAwait();
                 throw e;

@@ -117,6 +117,17 @@ public final class ApiError extends RuntimeException {
                 param, "context_length_exceeded");
     }
 
+    /** A {@code max_tokens} that the context cannot hold after the prompt, worded as OpenAI words it. */
+    public static ApiError completionBeyondContext(String param, int contextLength, int promptTokens, int requested) {
+        String what = "messages".equals(param) ? "messages" : "prompt";
+        return new ApiError(400, INVALID_REQUEST,
+                "This model's maximum context length is " + contextLength + " tokens. However, you requested "
+                        + ((long) promptTokens + requested) + " tokens (" + promptTokens + " in the " + what + ", "
+                        + requested + " in the completion). Please reduce the length of the " + what
+                        + " or completion.",
+                "max_tokens", "context_length_exceeded");
+    }
+
     public static ApiError unknownUrl(String method, String path) {
         return new ApiError(404, INVALID_REQUEST,
                 "Unknown request URL: " + method + " " + path + ". Please check the URL for typos, or see the docs "
@@ -135,6 +146,12 @@ public final class ApiError extends RuntimeException {
                 "Unsupported Content-Type '" + contentType + "'. Send the request body as JSON with "
                         + "'Content-Type: application/json'.",
                 null, "unsupported_media_type");
+    }
+
+    /** The body's framing broke off or was malformed (chunked encoding, a short body, a read timeout). */
+    public static ApiError unreadableBody(String detail) {
+        return new ApiError(400, INVALID_REQUEST, "The request body could not be read"
+                + (detail == null || detail.isBlank() ? "." : ": " + detail.strip() + "."), null, "unreadable_body");
     }
 
     public static ApiError payloadTooLarge(long limit) {

@@ -78,6 +78,12 @@ final class FakeTextGenerator implements TextGenerator {
         return new ModelDescription(id, "inferd-tests", 1_700_000_000L, "llama", 260_000L, "F32", contextLength);
     }
 
+    /** Token ids 0 to 31999, as a Llama 2 vocabulary. */
+    @Override
+    public int vocabularySize() {
+        return 32_000;
+    }
+
     @Override
     public int[] chatPrompt(List<ChatMessage> messages) {
         lastMessages = List.copyOf(messages);
