@@ -127,6 +127,8 @@ final class FakeTextGenerator implements TextGenerator {
         boolean[] finished = new boolean[n];
         for (int c = 0; c < n; c++) texts[c] = new StringBuilder();
         int generated = 0;
+        List<List<String>> piecesByChoice = new ArrayList<>(n);
+        for (int c = 0; c < n; c++) piecesByChoice.add(pieces(c));
         for (int step = 0; ; step++) {
             boolean anyActive = false;
             for (int c = 0; c < n; c++) {
@@ -135,7 +137,7 @@ final class FakeTextGenerator implements TextGenerator {
                     cancelSeen.countDown();
                     return new GenerationResult(request.prompt().length, generated);
                 }
-                List<String> pieces = pieces(c);
+                List<String> pieces = piecesByChoice.get(c);
                 if (step >= pieces.size()) {
                     finished[c] = true;
                     listener.onFinish(c, FinishReason.STOP);
@@ -152,9 +154,10 @@ final class FakeTextGenerator implements TextGenerator {
                 }
                 generated++;
                 String piece = pieces.get(step);
-                String before = texts[c].toString();
+                // Without stop strings the text so far is never looked at, which keeps long texts cheap.
+                String before = request.stop().isEmpty() ? "" : texts[c].toString();
                 String after = before + piece;
-                int stopAt = firstStop(after, request.stop());
+                int stopAt = request.stop().isEmpty() ? -1 : firstStop(after, request.stop());
                 if (stopAt >= 0) {
                     String visible = after.substring(Math.min(before.length(), stopAt), stopAt);
                     if (!visible.isEmpty()) listener.onText(c, visible, logprobs(request, step, visible));
@@ -162,7 +165,7 @@ final class FakeTextGenerator implements TextGenerator {
                     listener.onFinish(c, FinishReason.STOP);
                     continue;
                 }
-                texts[c].append(piece);
+                if (!request.stop().isEmpty()) texts[c].append(piece);
                 listener.onText(c, piece, logprobs(request, step, piece));
                 anyActive = true;
             }
