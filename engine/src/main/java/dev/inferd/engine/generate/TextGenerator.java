@@ -22,6 +22,28 @@ public interface TextGenerator extends AutoCloseable {
     int[] textPrompt(String prompt);
 
     /**
+     * As {@link #chatPrompt(List)}, with work bounded by {@code maxTokens} rather than by the conversation.
+     *
+     * @throws dev.inferd.engine.tokenizer.TooManyTokensException when it has more tokens than that
+     */
+    default int[] chatPrompt(List<ChatMessage> messages, int maxTokens) {
+        int[] tokens = chatPrompt(messages);
+        if (tokens.length > maxTokens) {
+            throw new dev.inferd.engine.tokenizer.TooManyTokensException(tokens.length, maxTokens);
+        }
+        return tokens;
+    }
+
+    /** As {@link #textPrompt(String)}, with work bounded by {@code maxTokens} rather than by the text. */
+    default int[] textPrompt(String prompt, int maxTokens) {
+        int[] tokens = textPrompt(prompt);
+        if (tokens.length > maxTokens) {
+            throw new dev.inferd.engine.tokenizer.TooManyTokensException(tokens.length, maxTokens);
+        }
+        return tokens;
+    }
+
+    /**
      * Runs the request to completion, or until {@link GenerationListener#isCancelled()} says stop.
      * The prompt plus at least one generated token must fit the context; callers check first.
      *

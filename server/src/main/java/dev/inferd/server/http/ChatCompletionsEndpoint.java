@@ -33,7 +33,8 @@ final class ChatCompletionsEndpoint {
         try (ModelLease lease = models.admit(request.model())) {
             TextGenerator generator = lease.generator();
             PromptBudget.checkLogitBias(generator, request.sampling().logitBias());
-            int[] prompt = PromptBudget.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
+            int[] prompt = PromptBudget.tokenize(limit -> generator.chatPrompt(request.messages(), limit), generator,
+                    "messages");
             int maxTokens = PromptBudget.maxTokens(generator, prompt.length, request.maxTokens(), "messages");
             var generation = new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), request.sampling(),
                     request.topLogprobs());

@@ -42,7 +42,7 @@ final class CompletionsEndpoint {
             PromptBudget.checkLogitBias(generator, request.sampling().logitBias());
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {
-                int[] tokens = PromptBudget.tokenize(() -> generator.textPrompt(prompt), "prompt");
+                int[] tokens = PromptBudget.tokenize(limit -> generator.textPrompt(prompt, limit), generator, "prompt");
                 Integer cap = request.maxTokensGiven() ? request.maxTokens() : null;
                 int maxTokens = PromptBudget.maxTokens(generator, tokens.length, cap, "prompt");
                 if (cap == null) maxTokens = Math.min(maxTokens, request.maxTokens());

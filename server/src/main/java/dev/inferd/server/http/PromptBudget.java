@@ -1,10 +1,11 @@
 package dev.inferd.server.http;
 
 import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.engine.tokenizer.TooManyTokensException;
 import dev.inferd.server.openai.ApiError;
 
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.IntFunction;
 
 /** Fits a prompt and its completion into the model's context. */
 final class PromptBudget {
@@ -17,9 +18,13 @@ final class PromptBudget {
      * that rejects the roles' order, say) as {@link IllegalArgumentException}: that is the client's
      * input, so it is a 400, not a 500.
      */
-    static int[] tokenize(Supplier<int[]> tokenizer, String param) {
+    static int[] tokenize(IntFunction<int[]> tokenizer, TextGenerator generator, String param) {
+        int context = generator.description().contextLength();
         try {
-            return tokenizer.get();
+            // Tokenization stops once the prompt cannot leave room for one generated token.
+            return tokenizer.apply(context - 1);
+        } catch (TooManyTokensException e) {
+            throw ApiError.contextLengthExceeded(param, context, e.atLeast(), !e.exact());
         } catch (IllegalArgumentException e) {
             throw ApiError.invalid(param, "Invalid '" + param + "': " + e.getMessage());
         }

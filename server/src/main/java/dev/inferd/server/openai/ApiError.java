@@ -109,9 +109,14 @@ public final class ApiError extends RuntimeException {
     }
 
     public static ApiError contextLengthExceeded(String param, int contextLength, int promptTokens) {
+        return contextLengthExceeded(param, contextLength, promptTokens, false);
+    }
+
+    /** @param lowerBound the prompt was refused before it was tokenized whole: it has at least that many tokens */
+    public static ApiError contextLengthExceeded(String param, int contextLength, int promptTokens, boolean lowerBound) {
         return new ApiError(400, INVALID_REQUEST,
                 "This model's maximum context length is " + contextLength + " tokens. However, your "
-                        + ("messages".equals(param) ? "messages" : "prompt") + " resulted in " + promptTokens
+                        + ("messages".equals(param) ? "messages" : "prompt") + " resulted in " + (lowerBound ? "at least " : "") + promptTokens
                         + " tokens, which leaves no room for a completion. Please reduce the length of the "
                         + ("messages".equals(param) ? "messages." : "prompt."),
                 param, "context_length_exceeded");
