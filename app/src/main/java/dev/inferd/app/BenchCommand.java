@@ -1,5 +1,6 @@
 package dev.inferd.app;
 
+import dev.inferd.engine.tensor.format.WeightMatrices;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inferd.app.models.ModelException;
@@ -12,6 +13,7 @@ import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
 import dev.inferd.bench.ModelFootprint;
 import dev.inferd.bench.TestResult;
+import dev.inferd.engine.generate.AfterLoad;
 import dev.inferd.engine.batch.WarmUp;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.GGUFFormatException;
@@ -20,9 +22,9 @@ import dev.inferd.engine.model.UnsupportedModelException;
 import dev.inferd.engine.model.synthetic.SyntheticModel;
 import dev.inferd.engine.model.synthetic.SyntheticShape;
 import dev.inferd.engine.model.synthetic.WeightFormat;
-import dev.inferd.engine.tensor.CopyCacheFile;
-import dev.inferd.engine.tensor.CopyStore;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.copies.CopyCacheFile;
+import dev.inferd.engine.tensor.copies.CopyStore;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -212,13 +214,12 @@ public final class BenchCommand implements Callable<Integer> {
                 var limit = new DecodeLimit(bandwidth, footprint.bytesPerToken());
                 // saved (or moved into memory) before measuring, so that nothing runs beside the tests
                 CopyCacheFile copies = noCopyCache ? null
-                        : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf);
+                        : CopyCacheFile.open(ModelsConfig.fromEnvironment(env).copiesDir(), gguf, WeightMatrices.COPIES);
                 Model m = Model.load(gguf, Math.max(1, Math.min(batchSize, longestPrefill)),
                         copies != null ? copies : CopyStore.inMemory());
-                CopyCaches.settle(copies, gguf, file.getFileName().toString(), err);
+                AfterLoad.run(copies, gguf, file.getFileName().toString(), new ModelEvents(err));
                 // the server's warm-up first: generated tokens' kernels compile before any prompt product runs,
-                // since compiled after prompt products they ran boxed on AVX-512 (tg128 of the 1B Q4_0 12.6 and
-                // 17 t/s after pp512 against 27 alone, session 15; see WarmUp)
+                // since compiled after prompt products they can run boxed on AVX-512, at half speed (see WarmUp)
                 WarmUp.run(m, () -> false);
                 var bench = new LlamaBench(m);
                 var results = new ArrayList<TestResult>();

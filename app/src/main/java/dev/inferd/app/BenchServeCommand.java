@@ -11,9 +11,11 @@ import dev.inferd.app.models.ModelException;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
 import dev.inferd.engine.generate.LocalTextGenerator;
+import dev.inferd.engine.generate.ModelEvent;
+import dev.inferd.server.openai.EngineRequests;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.gguf.GGUFFormatException;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.server.http.InferdServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -131,15 +133,19 @@ public final class BenchServeCommand implements Callable<Integer> {
     }
 
     private int serveAndRun() throws InterruptedException {
-        WorkerPool.configure(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
         TextGenerator generator;
         try {
             ResolvedModel resolved = ModelResolver.fromEnvironment().resolveModel(serveModel, offline);
             String owner = resolved.entry().isPresent() ? resolved.ownedBy() : null;
             var local = LocalTextGenerator.open(resolved.file(),
-                    new LocalTextGenerator.Options(resolved.id(), owner, contextLength).withCopyCache(CopyCaches.directory()));
+                    new LocalTextGenerator.Options(resolved.id(), owner, contextLength).withThreads(threads)
+                            .withMaxChoices(EngineRequests.MAX_CHOICES)
+                            .withCopyCache(ModelEvents.copyCacheDirectory()).withAfterLoad(true),
+                    event -> {
+                        if (!(event instanceof ModelEvent.Loaded)) new ModelEvents(err).on(event);
+                    });
             generator = local;
-            CopyCaches.settle(local.copyCache(), local.file(), resolved.id(), err); // before the load runs, not beside it
+            local.awaitAfterLoad(); // before the load test runs, not beside it
         } catch (ModelException | GGUFFormatException | UnsupportedOperationException | IllegalArgumentException e) {
             err.println("inferd: " + e.getMessage());
             return 1;

@@ -4,15 +4,16 @@ import dev.inferd.app.models.ModelException;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
 import dev.inferd.engine.generate.LocalTextGenerator;
+import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.engine.generate.ModelDescription;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.gguf.GGUFFormatException;
-import dev.inferd.engine.tensor.WorkerPool;
 import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.server.http.InferdServer;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.metrics.EngineStats;
+import dev.inferd.server.openai.EngineRequests;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -118,7 +119,6 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("inferd: --max-body, the timeouts and --max-connections: " + e.getMessage());
             return 2;
         }
-        WorkerPool.configure(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
         HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
 
         // Downloads (with progress) happen before the port opens. Loading (mapping the file, building the
@@ -215,19 +215,18 @@ public final class ServeCommand implements Callable<Integer> {
     private String loadAll(List<ResolvedModel> resolved, long kvBytes, ModelRegistry registry, Running running) {
         for (ResolvedModel model : resolved) {
             try {
-                long started = System.nanoTime();
                 // A file path takes its owner from the GGUF metadata; a catalog slug from the catalog.
                 String owner = model.entry().isPresent() ? model.ownedBy() : null;
                 var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
                         .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued)
-                        .withCopyCache(noCopyCache ? null : CopyCaches.directory()));
+                        .withMaxChoices(EngineRequests.MAX_CHOICES).withThreads(threads)
+                        .withCopyCache(noCopyCache ? null : ModelEvents.copyCacheDirectory()).withAfterLoad(true),
+                        new ModelEvents(System.out));
                 if (!running.add(generator)) {
                     generator.close(); // stopped while it loaded
                     return null;
                 }
                 registry.ready(model.id(), generator, () -> snapshot(generator.stats()));
-                printModel(generator, (System.nanoTime() - started) / 1_000_000);
-                CopyCaches.settleInBackground(generator.copyCache(), generator.file(), model.id(), System.out);
             } catch (GGUFFormatException | UnsupportedOperationException | IllegalArgumentException | IOException e) {
                 return "inferd: cannot load " + model.file() + ": " + e.getMessage();
             }
@@ -254,13 +253,6 @@ public final class ServeCommand implements Callable<Integer> {
     private static EngineStats.Snapshot snapshot(SchedulerStats s) {
         return new EngineStats.Snapshot(s.queuedRequests(), s.activeSequences(), s.kvBlocksUsed(), s.kvBlocksTotal(),
                 s.kvBlocksCached());
-    }
-
-    private static void printModel(LocalTextGenerator generator, long millis) {
-        ModelDescription d = generator.description();
-        System.out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), loaded in %d ms%s%n",
-                d.id(), d.architecture(), humanCount(d.parameterCount()), d.quantization(), d.contextLength(),
-                generator.trainedContextLength(), millis, CopyCaches.describe(generator.copyCache()));
     }
 
     static String humanCount(long n) {

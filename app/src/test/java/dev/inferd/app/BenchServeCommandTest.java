@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.generate.ChatMessage;
 import dev.inferd.engine.generate.FinishReason;
-import dev.inferd.engine.generate.GenerationListener;
+import dev.inferd.engine.generate.Generation;
 import dev.inferd.engine.generate.GenerationRequest;
 import dev.inferd.engine.generate.GenerationResult;
 import dev.inferd.engine.generate.ModelDescription;
@@ -47,19 +47,23 @@ class BenchServeCommandTest {
         }
 
         @Override
-        public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
-            int generated = 0;
-            for (; generated < request.maxTokens() && !listener.isCancelled(); generated++) {
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
+        public Generation submit(GenerationRequest request) {
+            var generation = new Generation();
+            Thread.ofVirtual().start(() -> {
+                int generated = 0;
+                for (; generated < request.maxTokens() && !generation.isCancelled(); generated++) {
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                    generation.text(0, " word" + generated, List.of());
                 }
-                listener.onText(0, " word" + generated, List.of());
-            }
-            listener.onFinish(0, FinishReason.LENGTH);
-            return new GenerationResult(request.prompt().length, generated);
+                generation.finish(0, FinishReason.LENGTH);
+                generation.end(new GenerationResult(request.prompt().length, generated));
+            });
+            return generation;
         }
     }
 

@@ -14,10 +14,9 @@ import java.util.Set;
  * The processor a benchmark ran on, for its report: the model name, the cores, the vector width inferd's kernels
  * use, and the instruction sets that decide how a peer compares. llama.cpp multiplies 8-bit integers with
  * {@code vpdpbusd} where the CPU has VNNI and prefills with AMX tiles where it has those; the Vector API exposes
- * neither, so inferd's integer kernels take 16-bit multiplies everywhere. On a Zen 4 (AVX-512 and VNNI, no AMX)
- * inferd decoded the 1B files at 0.83-1.26x llama.cpp's speed (session 27); on a Xeon with AMX llama.cpp prefilled
- * them 1.4-1.9 times as fast as inferd and decoded the Q4_0 1.45 times as fast (session 29). A figure beside
- * llama.cpp's means little without this line.
+ * neither, so inferd's integer kernels take 16-bit multiplies everywhere. The same two engines compare very
+ * differently on a Zen 4 (AVX-512 and VNNI, no AMX) and on a Xeon with AMX (docs/performance.md): a figure
+ * beside llama.cpp's means little without this line.
  *
  * @param model      the CPU's model name ({@code os.arch} where the system does not say)
  * @param cores      processors available to the JVM

@@ -1,7 +1,7 @@
 package dev.inferd.bench;
 
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.model.Batch;
+import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.model.Logits;
 import dev.inferd.engine.model.Model;
 

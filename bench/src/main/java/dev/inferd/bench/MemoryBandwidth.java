@@ -1,6 +1,6 @@
 package dev.inferd.bench;
 
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;

@@ -81,7 +81,7 @@ public final class ModelDownloader {
         } catch (IntegrityException e) {
             delete(part);
             throw corrupt(entry, url, e.getMessage(), e);
-        } catch (BusyException e) {
+        } catch (PartFileLockedException e) {
             throw new ModelDownloadException(ModelDownloadException.Reason.BUSY, e.getMessage() + "; wait for it to finish", e);
         } catch (IOException e) {
             if (ResumableDownload.isUnreachable(e)) {

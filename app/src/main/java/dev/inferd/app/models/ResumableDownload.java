@@ -100,7 +100,7 @@ final class ResumableDownload {
         return switch (e) {
             case HttpStatusException s -> s.isTransient();
             case IntegrityException i -> false;
-            case BusyException b -> false;
+            case PartFileLockedException b -> false;
             default -> !isUnknownHost(e);
         };
     }
@@ -260,7 +260,7 @@ final class ResumableDownload {
         } catch (OverlappingFileLockException e) {
             // another thread of this process holds it
         }
-        throw new BusyException("another inferd process is downloading into " + part);
+        throw new PartFileLockedException("another inferd process is downloading into " + part);
     }
 
     private static long sizeOrZero(Path p) {

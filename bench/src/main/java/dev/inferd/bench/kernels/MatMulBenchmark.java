@@ -1,9 +1,10 @@
 package dev.inferd.bench.kernels;
 
+import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.Quantizer;
+import dev.inferd.engine.tensor.format.Quantizer;
 import dev.inferd.engine.tensor.WeightMatrix;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -42,11 +43,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-        "-XX:PerMethodTrapLimit=1000000", "-XX:PerMethodRecompilationCutoff=1000000",
-        "-XX:PerBytecodeRecompilationCutoff=1000000", "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot2",
-        "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.*::dot4",
-        "-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.TiledProduct::kernel*"})
+@Fork(1) // the forked JVM inherits the host's options: run it as java @jvm.options -jar ... (see package-info)
 public class MatMulBenchmark {
 
     @Param({"Q8_0", "Q4_0", "F16", "BF16", "F32"})
@@ -93,7 +90,7 @@ public class MatMulBenchmark {
         for (int i = 0; i < count; i++) {
             MemorySegment seg = arena.allocate(bytes.length, 64);
             MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
-            copies[i] = WeightMatrix.of(t, rows, cols, seg);
+            copies[i] = WeightMatrices.of(t, rows, cols, seg);
         }
         x = new float[batch * cols];
         for (int i = 0; i < x.length; i++) x[i] = (float) (random.nextDouble() * 2 - 1);

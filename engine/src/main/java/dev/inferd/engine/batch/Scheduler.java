@@ -1,5 +1,8 @@
 package dev.inferd.engine.batch;
 
+import dev.inferd.engine.model.Batch;
+import dev.inferd.engine.kvcache.KVCache;
+
 import dev.inferd.engine.model.Logits;
 import dev.inferd.engine.model.Model;
 
@@ -122,7 +125,7 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalArgumentException("the prompt's " + promptTokens + " tokens plus up to " + maxTokens
                     + " generated tokens need " + blocks + " KV cache blocks of " + config.blockSize()
                     + " positions; the server's KV memory holds " + config.blocks() + " (" + config.blocks() * (long) config.blockSize()
-                    + " positions): shorten the prompt or lower max_tokens");
+                    + " positions): shorten the prompt or ask for fewer tokens");
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.inferd.engine.batch;
 
+import dev.inferd.engine.model.Batch;
+
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.tensor.WeightMatrix;
 
@@ -26,10 +28,9 @@ public final class WarmUp {
      * and the two-row kernels), and they run until a round allocates less than
      * {@link #COMPILED_ROUND_BYTES} once the least are done. C2 compiles a kernel from the profiles of the
      * Vector API's shared methods as they stand at that moment; compiled in the middle of forward passes,
-     * whose norms, attention and activations use other vector shapes, the 1B Q4_0 decoded one stream
-     * through the server at 32-46 ms a token, compiled here first at 29-34 (four starts of each,
-     * alternated, every pair faster; session 20). The least is enough calls for the kernels' ordinary
-     * compilation, not only their loops' (on-stack replacement), even on a matrix of a single pass of rows.
+     * whose norms, attention and activations use other vector shapes, the kernels run slower (figures in
+     * docs/performance.md). The least is enough calls for the kernels' ordinary compilation, not only their
+     * loops' (on-stack replacement), even on a matrix of a single pass of rows.
      */
     static final int KERNEL_ROUNDS_AT_LEAST = 1_000;
     static final int KERNEL_ROUNDS = 4_000;
@@ -39,10 +40,9 @@ public final class WarmUp {
      * Passes of generated tokens before the prompt, at most and at least: they run until one allocates
      * less than {@link #COMPILED_PASS_BYTES} (the kernels for generated tokens compiled by C2) or the most.
      * They come first because C2 compiles a kernel from the Vector API's shared profiles as they are at
-     * that moment: on AVX-512, kernels compiled after prompt products ran boxed in most fresh JVMs
-     * (session 15: {@code InterleavedKernelsAllocateNothingTest} 4 of 6), and 2 of 4 server starts
-     * allocated some 20 GB over a 64-token request; compiled first, they stayed allocation-free after
-     * prompt products (5 of 5).
+     * that moment: on AVX-512, kernels compiled after prompt products often run boxed, allocating
+     * gigabytes over a short request ({@code InterleavedKernelsAllocateNothingTest} catches it); compiled
+     * first, they stay allocation-free after prompt products.
      */
     static final int GENERATED = 48;
     static final int GENERATED_AT_LEAST = 8;
@@ -52,9 +52,9 @@ public final class WarmUp {
      * Prompt tokens of the second sequence. 38 are three tiles of twelve (six tiles of six with AVX2) and a tail
      * of two, so that both kernels the float prompt product takes on the machine compile ({@code TiledProduct}):
      * with 16 (a tail of four, the six-row kernel), a first request whose prompt ended in a tail of one or two
-     * rows ran the two-row kernel as Java code, 0.7 GB of allocations on the 1B model (session 15). And they
-     * are a batch of at least 32 rows, so that Q4_0 and Q4_K matrices compile their integer product for many
-     * rows too ({@code IntTiledProduct}, session 25; it was 14 before).
+     * rows ran the two-row kernel as Java code, 0.7 GB of allocations on the 1B model. And they are a batch
+     * of at least 32 rows, so that Q4_0 and Q4_K matrices compile their integer product for many rows too
+     * ({@code IntTiledProduct}).
      */
     static final int PROMPT = 38;
     /** Tokens the prompt's sequence then generates, alone: the one-row path after a prompt. */

@@ -2,7 +2,7 @@ package dev.inferd.engine.generate;
 
 /**
  * The engine cannot take this request now (its queue is full); the caller may retry after
- * {@link #retryAfterSeconds()}. Thrown by {@link TextGenerator#generate} before any token is produced.
+ * {@link #retryAfterSeconds()}. Thrown by {@link TextGenerator#submit}, before anything was started.
  */
 public class BusyException extends RuntimeException {
 

@@ -11,9 +11,9 @@ import java.util.List;
 
 /**
  * Turns one choice's generated token bytes into releasable text. Text is held back while it ends in
- * an unfinished UTF-8 character, or while its tail could still grow into a stop string; a stop string
- * that completes cuts the text before it, and it is never released. Each token's log-probability is
- * released with the text that completes it.
+ * an unfinished UTF-8 character, or while its tail could still grow into a stop sequence
+ * ({@link StopSequences}); a stop sequence that completes cuts the text before it, and it is never
+ * released. Each token's log-probability is released with the text that completes it.
  */
 final class ChoiceText {
     /** What may be sent now. {@code stopped} means a stop string matched: the choice is over. */
@@ -24,7 +24,7 @@ final class ChoiceText {
     private record PendingToken(TokenLogprob logprob, int startOffset, int endOffset) {
     }
 
-    private final List<String> stops;
+    private final StopSequences stops;
     private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPLACE)
             .onUnmappableCharacter(CodingErrorAction.REPLACE);
@@ -36,7 +36,7 @@ final class ChoiceText {
     private final ArrayDeque<PendingToken> tokens = new ArrayDeque<>();
 
     ChoiceText(List<String> stops) {
-        this.stops = stops;
+        this.stops = new StopSequences(stops);
     }
 
     /** Adds a generated token; {@code logprob} may be null when log-probabilities were not asked for. */
@@ -46,11 +46,11 @@ final class ChoiceText {
         decodeComplete(false);
         if (logprob != null) tokens.add(new PendingToken(logprob, start, releasedChars + pending.length()));
 
-        int stopAt = firstStop();
+        int stopAt = stops.isEmpty() ? -1 : stops.firstMatch(pending);
         if (stopAt >= 0) {
             return release(stopAt, true);
         }
-        return release(pending.length() - heldForStops(), false);
+        return release(pending.length() - (stops.isEmpty() ? 0 : stops.heldBack(pending)), false);
     }
 
     /** The choice ended for another reason: everything still held back goes out. */
@@ -92,29 +92,6 @@ final class ChoiceText {
             return need > back ? back : 0;
         }
         return 0;
-    }
-
-    private int firstStop() {
-        int first = -1;
-        for (String stop : stops) {
-            int at = pending.indexOf(stop);
-            if (at >= 0 && (first < 0 || at < first)) first = at;
-        }
-        return first;
-    }
-
-    /** Length of the longest tail of the pending text that is a proper prefix of some stop string. */
-    private int heldForStops() {
-        int held = 0;
-        for (String stop : stops) {
-            for (int len = Math.min(stop.length() - 1, pending.length()); len > held; len--) {
-                if (CharSequence.compare(pending.subSequence(pending.length() - len, pending.length()), stop.subSequence(0, len)) == 0) {
-                    held = len;
-                    break;
-                }
-            }
-        }
-        return held;
     }
 
     private Release release(int chars, boolean stopped) {

@@ -1,5 +1,8 @@
 package dev.inferd.engine.generate;
 
+import dev.inferd.engine.sample.SamplingParams;
+import dev.inferd.engine.sample.TokenConstraint;
+
 import java.util.List;
 
 /**
@@ -8,16 +11,23 @@ import java.util.List;
  * @param prompt prompt token ids, BOS included where the model wants one
  * @param n number of choices
  * @param maxTokens upper bound on generated tokens per choice; generation also ends at the context limit
- * @param stop stop strings; the matched stop string never appears in the output
- * @param logprobs -1 for no log-probabilities, otherwise the number of top alternatives per token (0..20)
+ * @param stop stop sequences; the matched stop sequence never appears in the output
+ * @param logprobs -1 for no log-probabilities, otherwise the number of top alternatives per token
+ * @param constraint the tokens each choice may take (a grammar), or null for any
  */
 public record GenerationRequest(int[] prompt, int n, int maxTokens, List<String> stop,
-                                SamplingParams sampling, int logprobs) {
+                                SamplingParams sampling, int logprobs, TokenConstraint.Factory constraint) {
 
     public GenerationRequest {
         stop = stop == null ? List.of() : List.copyOf(stop);
         if (n < 1) throw new IllegalArgumentException("n must be at least 1");
         if (maxTokens < 0) throw new IllegalArgumentException("maxTokens must not be negative");
+    }
+
+    /** An unconstrained request. */
+    public GenerationRequest(int[] prompt, int n, int maxTokens, List<String> stop, SamplingParams sampling,
+                             int logprobs) {
+        this(prompt, n, maxTokens, stop, sampling, logprobs, null);
     }
 
     public boolean wantsLogprobs() {

@@ -2,39 +2,36 @@ package dev.inferd.engine.generate;
 
 import dev.inferd.engine.batch.ScheduledRequest;
 import dev.inferd.engine.sample.Sampler;
+import dev.inferd.engine.sample.TokenConstraint;
 import dev.inferd.engine.tokenizer.Tokenizer;
-
-import java.util.concurrent.CountDownLatch;
 
 /**
  * One {@link GenerationRequest} as the scheduler runs it: per choice a seeded sampler and the text
- * released so far, the stop, end-of-generation, length and context rules, and the listener calls.
- * The scheduler thread calls it; the caller's thread waits in {@link #await()}.
+ * released so far, the stop, end-of-generation, length and context rules, and the events of its
+ * {@link Generation}. The scheduler thread calls it; the caller reads the {@link Generation}.
  */
 final class GenerationTask implements ScheduledRequest {
     private final GenerationRequest request;
-    private final GenerationListener listener;
+    private final Generation generation;
     private final Tokenizer tokenizer;
     private final int vocabSize;
     private final int contextLength;
     private final Choice[] choices;
     private final LogprobReporter logprobs;
-    private final CountDownLatch done = new CountDownLatch(1);
-    private volatile boolean abandoned;
-    private volatile int cachedPromptTokens;
-    private volatile Throwable failure;
 
-    GenerationTask(GenerationRequest request, GenerationListener listener, Tokenizer tokenizer, int vocabSize,
+    GenerationTask(GenerationRequest request, Generation generation, Tokenizer tokenizer, int vocabSize,
                    int contextLength) {
         this.request = request;
-        this.listener = listener;
+        this.generation = generation;
         this.tokenizer = tokenizer;
         this.vocabSize = vocabSize;
         this.contextLength = contextLength;
         this.choices = new Choice[request.n()];
         long seed = request.sampling().seed() != null ? request.sampling().seed() : System.nanoTime();
         for (int i = 0; i < choices.length; i++) {
-            choices[i] = new Choice(i, new Sampler(request.sampling(), vocabSize, seed + i), new ChoiceText(request.stop()));
+            TokenConstraint constraint = request.constraint() != null ? request.constraint().forSequence() : null;
+            choices[i] = new Choice(i, new Sampler(request.sampling(), vocabSize, seed + i, constraint),
+                    new ChoiceText(request.stop()));
         }
         this.logprobs = request.wantsLogprobs() ? new LogprobReporter(tokenizer, request.logprobs()) : null;
     }
@@ -45,7 +42,7 @@ final class GenerationTask implements ScheduledRequest {
 
     @Override
     public boolean isCancelled() {
-        return abandoned || listener.isCancelled();
+        return generation.isCancelled();
     }
 
     @Override
@@ -63,31 +60,13 @@ final class GenerationTask implements ScheduledRequest {
 
     @Override
     public void complete(int cachedPromptTokens, Throwable failure) {
-        this.cachedPromptTokens = cachedPromptTokens;
-        this.failure = failure;
-        done.countDown();
-    }
-
-    /** Waits for the end; an interrupt stops the generation (and is kept for the caller). */
-    GenerationResult await() {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                done.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-                abandoned = true;
-            }
+        if (failure != null) {
+            generation.fail(failure);
+            return;
         }
-        if (interrupted) Thread.currentThread().interrupt();
-        Throwable t = failure;
-        if (t instanceof RuntimeException re) throw re;
-        if (t instanceof Error e) throw e;
-        if (t != null) throw new IllegalStateException(t);
         int completion = 0;
         for (Choice c : choices) completion += c.generated;
-        return new GenerationResult(request.prompt().length, completion, cachedPromptTokens);
+        generation.end(new GenerationResult(request.prompt().length, completion, cachedPromptTokens));
     }
 
     /**
@@ -125,12 +104,12 @@ final class GenerationTask implements ScheduledRequest {
 
     private void finishWithoutFlush(Choice c, FinishReason reason) {
         c.finished = true;
-        listener.onFinish(c.index, reason);
+        generation.finish(c.index, reason);
     }
 
     private void emit(Choice c, ChoiceText.Release release) {
         if (!release.text().isEmpty() || !release.tokens().isEmpty()) {
-            listener.onText(c.index, release.text(), release.tokens());
+            generation.text(c.index, release.text(), release.tokens());
         }
     }
 

@@ -1,13 +1,15 @@
 package dev.inferd.engine.generate;
 
-import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.tensor.format.WeightMatrices;
+import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.batch.Scheduler;
 import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.ModelConfig;
-import dev.inferd.engine.tensor.CopyCacheFile;
-import dev.inferd.engine.tensor.CopyStore;
+import dev.inferd.engine.tensor.copies.CopyCacheFile;
+import dev.inferd.engine.tensor.copies.CopyStore;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.engine.tokenizer.Tokenizer;
 
 import java.io.IOException;
@@ -23,13 +25,11 @@ import java.util.List;
  * pass over the next token of each running choice plus a chunk of pending prompt. KV memory is a
  * pool of blocks ({@link Options#kvMemory()}); prompts share blocks between a request's choices and,
  * through the prefix cache, with earlier requests that began with the same tokens. When the waiting
- * queue is full, {@link #generate} throws {@link BusyException}.
+ * queue is full, {@link #submit} throws {@link BusyException}.
  */
 public final class LocalTextGenerator implements TextGenerator {
     /** Prompt positions per step when none is configured. */
     static final int DEFAULT_STEP_TOKENS = 512;
-    /** Most choices one request may ask for ({@code n}); OpenAI allows 128. */
-    public static final int MAX_CHOICES = 128;
     /** Sequences decoded together when none is configured. */
     public static final int DEFAULT_PARALLEL = 8;
     /** Requests that may wait for a place when none is configured. */
@@ -48,39 +48,58 @@ public final class LocalTextGenerator implements TextGenerator {
      *                   chunk); 0 for {@link #DEFAULT_STEP_TOKENS}
      * @param copyCache the directory where the weights' copies for generated tokens are cached between
      *                  loads ({@link CopyCacheFile}); null to build them in memory at every load
+     * @param maxChoices the most choices one request may have (the KV cache keeps a block table for each);
+     *                   0 for {@code parallel}
+     * @param threads compute threads of the shared worker pool; 0 leaves the pool as it is (one thread per
+     *                core unless configured before)
+     * @param afterLoad whether the work that follows the load ({@link AfterLoad}) runs on a background
+     *                  thread after {@link #open}; a server wants it, a short-lived test does not
      */
     public record Options(String id, String ownedBy, int contextLength, int parallel, long kvMemory, int maxQueued,
-                          int stepTokens, Path copyCache) {
+                          int stepTokens, Path copyCache, int maxChoices, int threads, boolean afterLoad) {
         public static final Options DEFAULTS = new Options(null, null, 0);
 
         public Options {
-            if (contextLength < 0 || parallel < 0 || kvMemory < 0 || maxQueued < 0 || stepTokens < 0) {
+            if (contextLength < 0 || parallel < 0 || kvMemory < 0 || maxQueued < 0 || stepTokens < 0
+                    || maxChoices < 0 || threads < 0) {
                 throw new IllegalArgumentException("options must not be negative: " + this);
             }
         }
 
         public Options(String id, String ownedBy, int contextLength) {
-            this(id, ownedBy, contextLength, 0, 0, 0, 0, null);
+            this(id, ownedBy, contextLength, 0, 0, 0, 0, null, 0, 0, false);
         }
 
         public Options withParallel(int parallel) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
         }
 
         public Options withKvMemory(long kvMemory) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
         }
 
         public Options withMaxQueued(int maxQueued) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
         }
 
         public Options withStepTokens(int stepTokens) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
         }
 
         public Options withCopyCache(Path copyCache) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+        }
+
+        public Options withMaxChoices(int maxChoices) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+        }
+
+        public Options withThreads(int threads) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+        }
+
+        public Options withAfterLoad(boolean afterLoad) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
         }
     }
 
@@ -95,6 +114,8 @@ public final class LocalTextGenerator implements TextGenerator {
     private final Scheduler scheduler;
     /** Where the weights' copies are cached, or null where they are built in memory at every load. */
     private final CopyCacheFile copyCache;
+    /** The work after the load ({@link Options#afterLoad()}), or null. */
+    private Thread afterLoad;
 
     private LocalTextGenerator(GGUFFile gguf, Options options) throws IOException {
         this.gguf = gguf;
@@ -102,7 +123,7 @@ public final class LocalTextGenerator implements TextGenerator {
         int trained = config.contextLength();
         int context = options.contextLength() > 0 ? options.contextLength() : Math.min(trained, DEFAULT_MAX_CONTEXT);
         Scheduler.Config schedule = scheduleFor(config, context, options);
-        this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf) : null;
+        this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf, WeightMatrices.COPIES) : null;
         this.model = Model.load(gguf, schedule.maxBatch(), copyCache != null ? copyCache : CopyStore.inMemory());
         this.tokenizer = Tokenizer.fromGGUF(gguf);
         this.chatPrompt = ChatPrompt.forModel(gguf, tokenizer);
@@ -137,38 +158,50 @@ public final class LocalTextGenerator implements TextGenerator {
                     + " positions (" + blockBytes + " bytes)");
         }
         return new Scheduler.Config(parallel, options.maxQueued() > 0 ? options.maxQueued() : DEFAULT_MAX_QUEUED,
-                options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS, MAX_CHOICES, blockSize,
+                options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS,
+                options.maxChoices() > 0 ? options.maxChoices() : parallel, blockSize,
                 (int) Math.min(blocks, Integer.MAX_VALUE / 2));
     }
 
     /** Maps the file and loads everything a request needs; weights stay in the mapping. */
     public static LocalTextGenerator open(Path file, Options options) throws IOException {
+        return open(file, options, ModelEvent.Listener.NONE);
+    }
+
+    /**
+     * Maps the file and loads everything a request needs, then, with {@link Options#afterLoad()}, starts
+     * the work that follows the load in the background. {@code listener} hears of the load and of that work.
+     */
+    public static LocalTextGenerator open(Path file, Options options, ModelEvent.Listener listener) throws IOException {
+        if (options.threads() > 0 && WorkerPool.shared().threads() != options.threads()) {
+            WorkerPool.configure(options.threads()); // before the load: the model keeps the shared pool
+        }
+        long started = System.nanoTime();
         GGUFFile gguf = GGUFFile.open(file);
+        LocalTextGenerator generator;
         try {
-            return new LocalTextGenerator(gguf, options);
+            generator = new LocalTextGenerator(gguf, options);
         } catch (IOException | RuntimeException e) {
             gguf.close();
             throw e;
         }
+        CopyCacheFile cache = generator.copyCache;
+        String id = generator.description.id();
+        listener.on(new ModelEvent.Loaded(id, generator.description, generator.trainedContextLength(),
+                (System.nanoTime() - started) / 1_000_000, cache != null ? cache.copyBytes() : 0,
+                cache != null && cache.reused(), cache != null ? cache.file() : null));
+        if (options.afterLoad()) generator.afterLoad = AfterLoad.inBackground(cache, gguf, id, listener);
+        return generator;
+    }
+
+    /** Waits until the work after the load ({@link Options#afterLoad()}) is done; at once when there is none. */
+    public void awaitAfterLoad() throws InterruptedException {
+        if (afterLoad != null) afterLoad.join();
     }
 
     @Override
     public ModelDescription description() {
         return description;
-    }
-
-    /**
-     * The cache of the weights' copies ({@link Options#copyCache()}), or null when there is none: the
-     * caller {@link CopyCacheFile#save saves} what a load built, or {@link CopyCacheFile#moveIntoMemory
-     * moves} what it mapped into memory, off the path of requests.
-     */
-    public CopyCacheFile copyCache() {
-        return copyCache;
-    }
-
-    /** The model file, for what follows the load ({@link GGUFFile#moveIntoMemory}); closed with this generator. */
-    public GGUFFile file() {
-        return gguf;
     }
 
     /** The trained context length from the file (the served one may be smaller). */
@@ -210,26 +243,27 @@ public final class LocalTextGenerator implements TextGenerator {
     }
 
     @Override
-    public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
+    public Generation submit(GenerationRequest request) {
         int[] prompt = request.prompt();
         int context = description.contextLength();
         if (prompt.length == 0) throw new IllegalArgumentException("the prompt is empty");
         if (prompt.length >= context) {
             throw new IllegalArgumentException("the prompt has " + prompt.length + " tokens; the context holds " + context);
         }
-        if (request.n() > MAX_CHOICES) throw new IllegalArgumentException("n is at most " + MAX_CHOICES);
         scheduler.checkFits(prompt.length, request.maxTokens());
+        var generation = new Generation();
         if (request.maxTokens() == 0) {
-            for (int c = 0; c < request.n(); c++) listener.onFinish(c, FinishReason.LENGTH);
-            return new GenerationResult(prompt.length, 0, 0);
+            for (int c = 0; c < request.n(); c++) generation.finish(c, FinishReason.LENGTH);
+            generation.end(new GenerationResult(prompt.length, 0, 0));
+            return generation;
         }
-        var task = new GenerationTask(request, listener, tokenizer, model.config().vocabSize(), context);
+        var task = new GenerationTask(request, generation, tokenizer, model.config().vocabSize(), context);
         if (!scheduler.submit(task)) {
             int retry = scheduler.retryAfterSeconds();
             throw new BusyException("the server is busy: " + scheduler.config().maxQueued()
                     + " requests are already waiting; retry in " + retry + " s", retry);
         }
-        return task.await();
+        return generation;
     }
 
     /** The scheduler's current figures (queue, sequences, KV blocks, token counters), for metrics. */
@@ -241,6 +275,17 @@ public final class LocalTextGenerator implements TextGenerator {
     @Override
     public void close() {
         scheduler.close();
+        if (afterLoad != null) {
+            boolean interrupted = false;
+            while (afterLoad.isAlive()) {
+                try {
+                    afterLoad.join(); // it reads the mapping that closing unmaps
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
+        }
         gguf.close();
     }
 }

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * A loaded language model as the server uses it: prompts in, streamed text out. Implementations
- * are thread-safe; concurrent {@link #generate} calls may be queued or batched.
+ * are thread-safe; concurrent requests may be queued or batched.
  */
 public interface TextGenerator extends AutoCloseable {
 
@@ -44,14 +44,15 @@ public interface TextGenerator extends AutoCloseable {
     }
 
     /**
-     * Runs the request to completion, or until {@link GenerationListener#isCancelled()} says stop.
-     * The prompt plus at least one generated token must fit the context; callers check first.
+     * Starts the request and returns at once; the engine's own thread then fills the returned
+     * {@link Generation} with its events and result. The prompt plus at least one generated token must
+     * fit the context; callers check first.
      *
      * @throws BusyException when too many requests are already waiting (nothing was started)
      * @throws IllegalArgumentException when the request can never run here (e.g. it needs more KV
      *                                  memory than the server has)
      */
-    GenerationResult generate(GenerationRequest request, GenerationListener listener);
+    Generation submit(GenerationRequest request);
 
     @Override
     default void close() {

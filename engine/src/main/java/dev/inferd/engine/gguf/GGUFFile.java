@@ -112,7 +112,7 @@ public final class GGUFFile implements AutoCloseable {
             // read through a plain native view of the same pages: the kernels' vector loads are compiled
             // for the segment classes they have met, and with the mapping's own class beside the native
             // copies of InterleavedRows every load took a class check and a session check that C2 kept
-            // inside the loop (session 8: a kernel fell to a third of its speed)
+            // inside the loop (a kernel fell to a third of its speed)
             MemorySegment view = MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
             return new GGUFFile(path, arena, mapped, view);
         } catch (IOException | RuntimeException e) {
@@ -164,8 +164,7 @@ public final class GGUFFile implements AutoCloseable {
      * Gives the pages of every tensor not {@link #release}d (the weights read in place) copies of their
      * own in this process's anonymous memory ({@code MADV_POPULATE_WRITE} over the private mapping, the
      * same bytes at the same addresses), and returns how many bytes that took; 0 where the file is mapped
-     * read-only, the system lacks the advice, or it has no room for them ({@link LinuxMemory#hasRoomFor}). Why: see {@code CopyCacheFile.moveIntoMemory}, which does the same for the copies (session 23:
-     * the 1B Q5_K_M, 544 MB of it read in place, decoded at 5.6-8.2 t/s moved against 4.4-7.2 mapped).
+     * read-only, the system lacks the advice, or it has no room for them ({@link LinuxMemory#hasRoomFor}). Why: see {@code CopyCacheFile.moveIntoMemory}, which does the same for the copies (* the 1B Q5_K_M, 544 MB of it read in place, decoded at 5.6-8.2 t/s moved against 4.4-7.2 mapped).
      */
     public long moveIntoMemory() {
         if (mapping != null) return 0;

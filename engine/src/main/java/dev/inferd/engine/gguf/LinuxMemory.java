@@ -103,7 +103,7 @@ public final class LinuxMemory {
      * without opening it for writing.
      *
      * <p>One such mapping a process: the model file's ({@code GGUFFile}). A second one, even of 64 MB never read
-     * or unmapped at once, made the 1B Q4_0 decode 12-15% slower on the Xeon of session 34, for a reason not
+     * or unmapped at once, made the 1B Q4_0 decode 12-15% slower on an Intel Xeon, for a reason not
      * found; the JDK's own mappings did not (see {@code CopyCacheFile}, which therefore maps the copy cache
      * with the JDK's read-only mapping and comes here only where that misses a huge page's boundary).
      */
@@ -141,7 +141,7 @@ public final class LinuxMemory {
      * moved over it ({@code mremap}, which replaces the file's mapping at once, so that threads reading the range
      * meet the same bytes throughout). Returns false, the range as it was, where any step fails. Why: {@link
      * #POPULATE_WRITE} on the file's mapping gives every page its own copy, but in 4 KB pages, the only kind a file's
-     * private mapping has; decoding read them 18% slower than the same copies in huge pages (session 30, a 1B Q4_0 on
+     * private mapping has; decoding read them 18% slower than the same copies in huge pages (a 1B Q4_0 on
      * an Intel Xeon: 20.7-21.5 against 25.3-26.0 tokens a second), the misses in the address translation's cache.
      */
     public static boolean replaceWithHugePages(long address, long bytes) {

@@ -1,9 +1,8 @@
 package dev.inferd.engine.model;
 
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
-import dev.inferd.engine.tensor.Lanes;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.kvcache.KVCache;
+import dev.inferd.engine.tensor.vector.Lanes;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorShuffle;

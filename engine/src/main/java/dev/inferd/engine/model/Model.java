@@ -1,9 +1,8 @@
 package dev.inferd.engine.model;
 
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.gguf.GGUFFile;
-import dev.inferd.engine.tensor.CopyStore;
+import dev.inferd.engine.tensor.copies.CopyStore;
 import dev.inferd.engine.tensor.WeightMatrix;
 
 import java.util.List;

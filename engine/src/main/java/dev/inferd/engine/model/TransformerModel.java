@@ -1,13 +1,13 @@
 package dev.inferd.engine.model;
 
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.tensor.product.SameInputProducts;
+import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
-import dev.inferd.engine.tensor.CopyStore;
-import dev.inferd.engine.tensor.Lanes;
+import dev.inferd.engine.tensor.copies.CopyStore;
+import dev.inferd.engine.tensor.vector.Lanes;
 import dev.inferd.engine.tensor.WeightMatrix;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -124,7 +124,7 @@ public final class TransformerModel implements Model {
         for (int l = 0; l < layers.length; l++) {
             LayerWeights lw = layers[l];
             rowWork.run(RowWork.ATTENTION_INPUT, lw, n, cache, l);
-            WeightMatrix.multiplyEach(queryKeyValue[l], s.xb, n, s.queryKeyValue, prompt);
+            SameInputProducts.multiply(queryKeyValue[l], s.xb, n, s.queryKeyValue, prompt);
             rowWork.run(RowWork.POSITIONS, lw, n, cache, l);
             if (l == layers.length - 1) {
                 // Past the last layer's keys and values only the rows that give logits matter: the
@@ -138,7 +138,7 @@ public final class TransformerModel implements Model {
             attention.run(batch, cache, l, n, s.entries, s.q, s.attention);
             lw.attentionOutput().multiply(s.attention, n, s.xb, prompt);
             rowWork.run(RowWork.FEED_FORWARD_INPUT, lw, n, cache, l);
-            WeightMatrix.multiplyEach(gateUp[l], s.xb, n, s.gateUp, prompt);
+            SameInputProducts.multiply(gateUp[l], s.xb, n, s.gateUp, prompt);
             rowWork.run(RowWork.SWIGLU, lw, n, cache, l);
             lw.ffnDown().multiply(s.gate, n, s.xb, prompt);
             rowWork.run(RowWork.RESIDUAL, lw, n, cache, l);

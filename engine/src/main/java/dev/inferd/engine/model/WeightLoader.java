@@ -1,8 +1,9 @@
 package dev.inferd.engine.model;
 
+import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.TensorInfo;
-import dev.inferd.engine.tensor.CopyStore;
+import dev.inferd.engine.tensor.copies.CopyStore;
 import dev.inferd.engine.tensor.WeightMatrix;
 
 /**
@@ -30,8 +31,8 @@ final class WeightLoader {
             throw new UnsupportedModelException("tensor " + name + " has shape " + shape(info) + ", expected ["
                     + cols + ", " + rows + "]");
         }
-        WeightMatrix matrix = WeightMatrix.of(info, gguf.tensorData(info), copies);
-        if (WeightMatrix.copyBytes(info) > 0) gguf.release(info);
+        WeightMatrix matrix = WeightMatrices.of(info, gguf.tensorData(info), copies);
+        if (WeightMatrices.copyBytes(info) > 0) gguf.release(info);
         return matrix;
     }
 
@@ -42,7 +43,7 @@ final class WeightLoader {
             throw new UnsupportedModelException("tensor " + name + " has shape " + shape(info) + ", expected ["
                     + length + "]");
         }
-        return WeightMatrix.of(info, gguf.tensorData(info), CopyStore.inMemory()).toFloatArray();
+        return WeightMatrices.of(info, gguf.tensorData(info), CopyStore.inMemory()).toFloatArray();
     }
 
     float[] optionalVector(String name, int length) {

@@ -11,7 +11,7 @@ public final class Logprobs {
     /** @param maxTop the largest number of alternatives that {@link #top} will be asked for */
     public Logprobs(int maxTop) {
         topIds = new int[Math.max(1, maxTop)];
-        // k is bounded by the request validation (top_logprobs <= 20), so this buffer never grows.
+        // k is bounded by the request validation, so this buffer never grows.
     }
 
     /** log(sum(exp(logits))) over {@code logits[offset .. offset + vocab)}, computed stably. */

@@ -1,7 +1,6 @@
 package dev.inferd.engine.sample;
 
-import dev.inferd.engine.generate.SamplingParams;
-import dev.inferd.engine.tensor.Lanes;
+import dev.inferd.engine.tensor.vector.Lanes;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -23,13 +22,21 @@ public final class Sampler {
     private final int[] generatedCounts;
     private final float[] work;
     private final TokenHeap heap;
+    /** Null for an unconstrained sequence. */
+    private final TokenConstraint constraint;
 
     /**
      * @param seed the seed for this sequence (the request's seed plus the choice index, so choices differ
      *             but the whole request is reproducible)
      */
     public Sampler(SamplingParams params, int vocabSize, long seed) {
+        this(params, vocabSize, seed, null);
+    }
+
+    /** @param constraint the tokens this sequence may take, or null for any */
+    public Sampler(SamplingParams params, int vocabSize, long seed, TokenConstraint constraint) {
         this.params = params;
+        this.constraint = constraint;
         this.random = new SplittableRandom(seed);
         this.generatedCounts = new int[vocabSize];
         this.work = new float[vocabSize];
@@ -37,14 +44,15 @@ public final class Sampler {
         for (Map.Entry<Integer, Float> e : params.logitBias().entrySet()) {
             int id = e.getKey();
             if (id < 0 || id >= vocabSize) {
-                throw new IllegalArgumentException("logit_bias names token " + id + ", outside the vocabulary of " + vocabSize);
+                throw new IllegalArgumentException("the logit bias names token " + id + ", outside the vocabulary of " + vocabSize);
             }
         }
     }
 
-    /** Records a generated token, for the penalties. */
+    /** Records a generated token, for the penalties and the constraint. */
     public void accept(int token) {
         generatedCounts[token]++;
+        if (constraint != null) constraint.accept(token);
     }
 
     /** Picks the next token from {@code logits[offset .. offset + vocabSize)}; does not modify them. */
@@ -52,6 +60,7 @@ public final class Sampler {
         int vocab = work.length;
         System.arraycopy(logits, offset, work, 0, vocab);
         applyBiasAndPenalties();
+        if (constraint != null) constraint.mask(work);
         if (params.greedy()) return argmax(work);
 
         float invTemp = 1f / params.temperature();

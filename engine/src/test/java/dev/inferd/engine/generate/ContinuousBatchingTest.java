@@ -2,6 +2,8 @@ package dev.inferd.engine.generate;
 
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.batch.SchedulerStats;
+import dev.inferd.engine.sample.SamplingParams;
+import dev.inferd.engine.sample.TokenConstraint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,7 +59,7 @@ class ContinuousBatchingTest {
     }
 
     /** Records a run's text and token ids per choice; can cancel itself or report its progress. */
-    static final class Recorder implements GenerationListener {
+    static final class Recorder {
         final List<StringBuilder> text = new ArrayList<>();
         final List<List<Integer>> tokens = new ArrayList<>();
         /** Every choice's reported log-probabilities, in arrival order. */
@@ -66,6 +68,7 @@ class ContinuousBatchingTest {
         volatile int events;
         volatile int cancelAfter = Integer.MAX_VALUE;
         volatile boolean cancelled;
+        volatile Generation generation;
         volatile Consumer<Recorder> onEvent = r -> { };
 
         Recorder(int choices) {
@@ -75,27 +78,59 @@ class ContinuousBatchingTest {
             }
         }
 
-        @Override
-        public void onText(int choice, String t, List<TokenLogprob> logprobs) {
-            text.get(choice).append(t);
-            for (TokenLogprob lp : logprobs) tokens.get(choice).add(lp.token());
-            this.logprobs.addAll(logprobs);
-            events++;
-            onEvent.accept(this);
+        /** Reads the generation's events to its end. */
+        GenerationResult consume(Generation g) throws InterruptedException {
+            generation = g;
+            while (true) {
+                if (cancelled || events >= cancelAfter) g.cancel();
+                switch (g.next()) {
+                    case GenerationEvent.Text t -> {
+                        text.get(t.choice()).append(t.text());
+                        for (TokenLogprob lp : t.tokens()) tokens.get(t.choice()).add(lp.token());
+                        logprobs.addAll(t.tokens());
+                        events++;
+                        onEvent.accept(this);
+                    }
+                    case GenerationEvent.Finish f -> finish.add(f.reason());
+                    case GenerationEvent.End e -> {
+                        return e.result();
+                    }
+                }
+            }
         }
 
-        @Override
-        public void onFinish(int choice, FinishReason reason) {
-            finish.add(reason);
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return cancelled || events >= cancelAfter;
+        void cancel() {
+            cancelled = true;
+            Generation g = generation;
+            if (g != null) g.cancel();
         }
 
         List<Integer> ids() {
             return tokens.getFirst();
+        }
+    }
+
+    /** A request whose sampler calls {@code onStep} on the scheduler thread before choosing each token. */
+    static GenerationRequest observed(GenerationRequest r, Runnable onStep) {
+        TokenConstraint observer = new TokenConstraint() {
+            @Override
+            public void mask(float[] logits) {
+                onStep.run();
+            }
+
+            @Override
+            public void accept(int token) {
+            }
+        };
+        return new GenerationRequest(r.prompt(), r.n(), r.maxTokens(), r.stop(), r.sampling(), r.logprobs(), () -> observer);
+    }
+
+    static GenerationResult generate(LocalTextGenerator g, GenerationRequest request, Recorder recorder) {
+        try {
+            return recorder.consume(g.submit(request));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
@@ -106,7 +141,7 @@ class ContinuousBatchingTest {
         var future = new CompletableFuture<GenerationResult>();
         Thread.ofVirtual().start(() -> {
             try {
-                future.complete(g.generate(request, recorder));
+                future.complete(recorder.consume(g.submit(request)));
             } catch (Throwable t) {
                 future.completeExceptionally(t);
             }
@@ -116,7 +151,7 @@ class ContinuousBatchingTest {
 
     private static List<Integer> soloIds(String prompt, int maxTokens, SamplingParams sampling) {
         var r = new Recorder(1);
-        solo.generate(request(solo, prompt, maxTokens, sampling), r);
+        generate(solo, request(solo, prompt, maxTokens, sampling), r);
         return r.ids();
     }
 
@@ -163,6 +198,30 @@ class ContinuousBatchingTest {
     }
 
     @Test
+    void aTokenConstraintDecidesEveryChoicesTokens() {
+        var allowed = java.util.Set.of(100, 200, 300);
+        TokenConstraint.Factory onlyAllowed = () -> new TokenConstraint() {
+            @Override
+            public void mask(float[] logits) {
+                for (int i = 0; i < logits.length; i++) if (!allowed.contains(i)) logits[i] = Float.NEGATIVE_INFINITY;
+            }
+
+            @Override
+            public void accept(int token) {
+                assertThat(allowed).contains(token);
+            }
+        };
+        var base = request(solo, PROMPTS[0], 12, SEEDED);
+        var recorder = new Recorder(2);
+        GenerationResult result = generate(solo, new GenerationRequest(base.prompt(), 2, 12, List.of(), SEEDED, 0,
+                onlyAllowed), recorder);
+
+        assertThat(result.completionTokens()).isEqualTo(24);
+        for (int c = 0; c < 2; c++) assertThat(recorder.tokens.get(c)).hasSize(12).isSubsetOf(allowed);
+        assertThat(recorder.finish).containsExactly(FinishReason.LENGTH, FinishReason.LENGTH);
+    }
+
+    @Test
     void cancelledRequestsStopAndFreeTheirBlocksWhileTheOthersAreUnaffected() throws Exception {
         int maxTokens = 40;
         try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(8).withMaxQueued(16))) {
@@ -197,11 +256,11 @@ class ContinuousBatchingTest {
                 + " big red ball. One day, she saw a cat";
         try (var g = open(LocalTextGenerator.Options.DEFAULTS)) {
             GenerationRequest firstReq = request(g, shared + " on a tree.", 10, SamplingParams.GREEDY);
-            GenerationResult first = g.generate(firstReq, new Recorder(1));
+            GenerationResult first = generate(g, firstReq, new Recorder(1));
             assertThat(first.cachedPromptTokens()).isZero();
             var second = new Recorder(1);
             GenerationRequest req = request(g, shared + " and a dog.", 30, SamplingParams.GREEDY);
-            GenerationResult result = g.generate(req, second);
+            GenerationResult result = generate(g, req, second);
             int promptLength = req.prompt().length;
             // to the token: whole blocks, then the first positions of the block where the prompts part
             int common = Arrays.mismatch(firstReq.prompt(), req.prompt());
@@ -218,14 +277,17 @@ class ContinuousBatchingTest {
         String shared = "Once upon a time, there was a little girl named Lily. She liked to play in the park with her"
                 + " big red ball. One day, she saw a cat";
         try (var g = open(LocalTextGenerator.Options.DEFAULTS)) {
-            // a first request holds the scheduler thread in its listener until the other two are queued,
+            // a first request holds the scheduler thread in its sampler step until the other two are queued,
             // so that they are admitted in one step, with nothing of theirs in the cache
             var gate = new CountDownLatch(1);
+            var holding = new CountDownLatch(1);
             var holder = new Recorder(1);
-            holder.onEvent = r -> awaitQuietly(gate);
-            GenerationRequest holding = request(g, PROMPTS[1], 1, SamplingParams.GREEDY);
-            Run held = start(g, holding, holder);
-            awaitEvents(holder, 1);
+            GenerationRequest holdingRequest = observed(request(g, PROMPTS[1], 1, SamplingParams.GREEDY), () -> {
+                holding.countDown();
+                awaitQuietly(gate);
+            });
+            Run held = start(g, holdingRequest, holder);
+            assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
             GenerationRequest olderRequest = request(g, shared + " on a tree.", 10, SamplingParams.GREEDY);
             GenerationRequest youngerRequest = request(g, shared + " and a dog.", 10, SamplingParams.GREEDY);
             Run older = start(g, olderRequest, new Recorder(1));
@@ -240,7 +302,7 @@ class ContinuousBatchingTest {
             assertThat(join(older).cachedPromptTokens()).isZero();
             assertThat(join(younger).cachedPromptTokens()).isEqualTo(common);
             assertThat(g.stats().promptTokensProcessed())
-                    .isEqualTo(holding.prompt().length + olderRequest.prompt().length + youngerRequest.prompt().length - common);
+                    .isEqualTo(holdingRequest.prompt().length + olderRequest.prompt().length + youngerRequest.prompt().length - common);
             assertThat(g.stats().cachedPromptTokens()).isEqualTo(common);
             assertThat(older.recorder().ids()).isEqualTo(soloIds(shared + " on a tree.", 10, SamplingParams.GREEDY));
             assertThat(younger.recorder().ids()).isEqualTo(soloIds(shared + " and a dog.", 10, SamplingParams.GREEDY));
@@ -267,20 +329,20 @@ class ContinuousBatchingTest {
             int[] question = g.textPrompt("Once upon a time, there was a little girl named Lily. She liked to play"
                     + " in the park with her big red ball.");
             var answer = new Recorder(1);
-            g.generate(new GenerationRequest(question, 1, 40, List.of(), SamplingParams.GREEDY, 0), answer);
+            generate(g, new GenerationRequest(question, 1, 40, List.of(), SamplingParams.GREEDY, 0), answer);
             // the next turn's prompt holds the question, the answer as it was generated, and more
             int[] followUp = IntStream.concat(IntStream.concat(Arrays.stream(question),
                     answer.ids().stream().mapToInt(Integer::intValue)), Arrays.stream(question, 1, 6)).toArray();
 
             var warm = new Recorder(1);
-            GenerationResult result = g.generate(new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), warm);
+            GenerationResult result = generate(g, new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), warm);
             // every full block the first exchange wrote (its last token was sampled, never run)
             int written = question.length + answer.ids().size() - 1;
             assertThat(result.cachedPromptTokens()).isEqualTo(written / 16 * 16).isGreaterThan(question.length / 16 * 16);
 
             var cold = new Recorder(1);
             try (var fresh = open(LocalTextGenerator.Options.DEFAULTS)) {
-                fresh.generate(new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), cold);
+                generate(fresh, new GenerationRequest(followUp, 1, 20, List.of(), SamplingParams.GREEDY, 0), cold);
             }
             assertThat(warm.ids()).isEqualTo(cold.ids());
             // the answer's keys and values came from the row kernels, a cold run's from the tiled product
@@ -299,8 +361,8 @@ class ContinuousBatchingTest {
             int promptBlocks = Math.ceilDiv(tokens.length, 16);
             var recorder = new Recorder(3);
             int[] mostUsed = {0};
-            recorder.onEvent = r -> mostUsed[0] = Math.max(mostUsed[0], g.stats().kvBlocksUsed());
-            g.generate(new GenerationRequest(tokens, 3, 20, List.of(), SEEDED, 0), recorder);
+            generate(g, observed(new GenerationRequest(tokens, 3, 20, List.of(), SEEDED, 0),
+                    () -> mostUsed[0] = Math.max(mostUsed[0], g.stats().kvBlocksUsed())), recorder);
             // unshared, three prompts would need 3 * promptBlocks; shared, the full blocks are held once
             assertThat(mostUsed[0]).isLessThan(3 * promptBlocks).isGreaterThanOrEqualTo(promptBlocks);
             for (int c = 0; c < 3; c++) {
@@ -319,12 +381,12 @@ class ContinuousBatchingTest {
             var queued = start(g, request(g, PROMPTS[1], 1000, SamplingParams.GREEDY), new Recorder(1));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (g.stats().queuedRequests() < 1 && System.nanoTime() < deadline) Thread.sleep(1);
-            assertThatThrownBy(() -> g.generate(request(g, PROMPTS[2], 5, SamplingParams.GREEDY), new Recorder(1)))
+            assertThatThrownBy(() -> generate(g, request(g, PROMPTS[2], 5, SamplingParams.GREEDY), new Recorder(1)))
                     .isInstanceOfSatisfying(BusyException.class, e -> assertThat(e.retryAfterSeconds()).isBetween(1, 60))
                     .hasMessageContaining("busy");
             assertThat(g.stats().rejectedRequests()).isEqualTo(1);
-            queued.recorder().cancelled = true;
-            running.recorder().cancelled = true;
+            queued.recorder().cancel();
+            running.recorder().cancel();
             join(queued);
             join(running);
             assertThat(g.stats().kvBlocksUsed()).isZero();
@@ -339,19 +401,18 @@ class ContinuousBatchingTest {
             GenerationRequest longRequest = request(g, longText.toString(), 5, SamplingParams.GREEDY);
             assertThat(longRequest.prompt().length).isGreaterThan(160);
             var decoder = new Recorder(1);
-            var longDone = new boolean[1];
+            var longDone = new java.util.concurrent.atomic.AtomicBoolean();
             List<Long> promptProgressSeenByDecoder = new CopyOnWriteArrayList<>();
             var longRecorder = new Recorder(1);
-            longRecorder.onEvent = r -> longDone[0] = true;
-            decoder.onEvent = r -> {
-                if (!longDone[0]) promptProgressSeenByDecoder.add(g.stats().promptTokensProcessed());
-            };
-            var decoding = start(g, request(g, PROMPTS[0], 400, SamplingParams.GREEDY), decoder);
+            longRecorder.onEvent = r -> longDone.set(true);
+            var decoding = start(g, observed(request(g, PROMPTS[0], 400, SamplingParams.GREEDY), () -> {
+                if (!longDone.get()) promptProgressSeenByDecoder.add(g.stats().promptTokensProcessed());
+            }), decoder);
             awaitEvents(decoder, 2);
             long before = g.stats().promptTokensProcessed();
             var longRun = start(g, longRequest, longRecorder);
             join(longRun);
-            decoder.cancelled = true;
+            decoder.cancel();
             join(decoding);
             // the decoder got tokens between the long prompt's chunks: it saw the prefill half done
             long during = promptProgressSeenByDecoder.stream()
@@ -363,7 +424,7 @@ class ContinuousBatchingTest {
     @Test
     void whenThePoolRunsDryTheYoungestSequenceIsPausedAndRecomputedWithTheSameOutput() throws Exception {
         int maxTokens = 120;
-        long blockBytes = dev.inferd.engine.batch.KVCache.bytesPerBlock(5, 32, 16);
+        long blockBytes = dev.inferd.engine.kvcache.KVCache.bytesPerBlock(5, 32, 16);
         // 12 blocks: each request alone needs up to 9; four at once cannot all fit
         try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(4).withKvMemory(12 * blockBytes))) {
             assertThat(g.stats().kvBlocksTotal()).isEqualTo(12);
@@ -376,7 +437,7 @@ class ContinuousBatchingTest {
             }
             assertThat(g.stats().preemptions()).isPositive();
             assertThat(g.stats().kvBlocksUsed()).isZero();
-            assertThatThrownBy(() -> g.generate(request(g, PROMPTS[0], 1000, SamplingParams.GREEDY), new Recorder(1)))
+            assertThatThrownBy(() -> generate(g, request(g, PROMPTS[0], 1000, SamplingParams.GREEDY), new Recorder(1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("KV cache blocks")
                     .hasMessageContaining("holds 12");
         }

@@ -1,8 +1,7 @@
 package dev.inferd.engine.model;
 
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.kvcache.KVCache;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

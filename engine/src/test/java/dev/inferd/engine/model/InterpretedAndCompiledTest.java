@@ -1,12 +1,11 @@
 package dev.inferd.engine.model;
 
 import dev.inferd.engine.OwnJvm;
-import dev.inferd.engine.batch.Batch;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.synthetic.SyntheticModel;
 import dev.inferd.engine.model.synthetic.SyntheticShape;
 import dev.inferd.engine.model.synthetic.WeightFormat;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -5,8 +5,7 @@ import de.kherud.llama.LlamaModel;
 import de.kherud.llama.LlamaOutput;
 import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * values at llama.cpp's F16 precision, and with llama.cpp's cache set to F32 the Q4_K_M run agreed but the short
  * prompt's Q8_0 and Q6_K runs stopped agreeing. These models (logit scale 25) let a rounding grow over a long
  * context; a likely source, not checked, is that llama.cpp's batched products order their float steps otherwise
- * than its one-row products, which this engine follows (sessions 25 and 26).
+ * than its one-row products, which this engine follows.
  */
 class LlamaCppReferenceTest {
     static final int TOKENS = 32;

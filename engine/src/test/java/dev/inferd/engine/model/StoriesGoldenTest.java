@@ -2,8 +2,7 @@ package dev.inferd.engine.model;
 
 import dev.inferd.engine.MiniJson;
 import dev.inferd.engine.Fixtures;
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.gguf.GGUFFile;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;

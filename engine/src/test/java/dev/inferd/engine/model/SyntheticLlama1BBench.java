@@ -1,12 +1,11 @@
 package dev.inferd.engine.model;
 
-import dev.inferd.engine.batch.Batch;
-import dev.inferd.engine.batch.KVCache;
+import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.GGUFWriter;
-import dev.inferd.engine.tensor.Quantizer;
-import dev.inferd.engine.tensor.WorkerPool;
+import dev.inferd.engine.tensor.format.Quantizer;
+import dev.inferd.engine.tensor.parallel.WorkerPool;
 
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -2,7 +2,7 @@ package dev.inferd.engine.model;
 
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFWriter;
-import dev.inferd.engine.tensor.Quantizer;
+import dev.inferd.engine.tensor.format.Quantizer;
 
 import java.io.IOException;
 import java.nio.file.Path;

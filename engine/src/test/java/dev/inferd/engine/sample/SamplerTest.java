@@ -1,6 +1,5 @@
 package dev.inferd.engine.sample;
 
-import dev.inferd.engine.generate.SamplingParams;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -46,6 +45,39 @@ class SamplerTest {
         presence.accept(1);
         presence.accept(1);
         assertThat(presence.sample(LOGITS, 0)).isEqualTo(1); // 3 - 0.05 > 2.9: presence counts once
+    }
+
+    /** Allows only the tokens of a sequence, one after the other, and records what it was told. */
+    private static final class Sequence implements TokenConstraint {
+        final int[] allowed;
+        int next;
+
+        Sequence(int... allowed) {
+            this.allowed = allowed;
+        }
+
+        @Override
+        public void mask(float[] logits) {
+            for (int i = 0; i < logits.length; i++) if (i != allowed[next]) logits[i] = Float.NEGATIVE_INFINITY;
+        }
+
+        @Override
+        public void accept(int token) {
+            next++;
+        }
+    }
+
+    @Test
+    void aConstraintDecidesWhatGreedyAndRandomChoiceMayTake() {
+        var greedy = new Sampler(SamplingParams.GREEDY, 5, 0, new Sequence(3, 0));
+        assertThat(greedy.sample(LOGITS, 0)).isEqualTo(3);
+        greedy.accept(3);
+        assertThat(greedy.sample(LOGITS, 0)).isEqualTo(0);
+        var random = new Sampler(params(1.5f, 0.9f, 0, 0, Map.of()), 5, 11, new Sequence(2, 2, 2, 2, 2, 2, 2, 2));
+        for (int i = 0; i < 8; i++) {
+            assertThat(random.sample(LOGITS, 0)).isEqualTo(2);
+            random.accept(2);
+        }
     }
 
     @Test

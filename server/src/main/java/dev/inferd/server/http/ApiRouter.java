@@ -2,7 +2,7 @@ package dev.inferd.server.http;
 
 import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
-import dev.inferd.server.openai.Json;
+import dev.inferd.server.openai.WireJson;
 import dev.inferd.server.openai.ModelList;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
@@ -110,21 +110,25 @@ final class ApiRouter implements Handler {
             }
             case MODELS -> {
                 allow(method, path, "GET", response);
-                sendGet(method, response, JsonExchange.JSON, Json.bytes(ModelList.of(models.list())));
+                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(ModelList.of(models.list())));
             }
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);
-                chat.handle(request, response, ClientWatch.of(request));
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    chat.handle(request, response, client);
+                }
             }
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
-                completions.handle(request, response, ClientWatch.of(request));
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    completions.handle(request, response, client);
+                }
             }
             default -> {
                 if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {
                     allow(method, path, "GET", response);
                     sendGet(method, response, JsonExchange.JSON,
-                            Json.bytes(models.describe(path.substring(MODELS.length() + 1))));
+                            WireJson.bytes(models.describe(path.substring(MODELS.length() + 1))));
                 } else {
                     throw ApiError.unknownUrl(method, path);
                 }

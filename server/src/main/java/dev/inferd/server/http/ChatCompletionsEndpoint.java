@@ -8,6 +8,7 @@ import dev.inferd.server.openai.ChatCompletionChunk;
 import dev.inferd.server.openai.ChatLogprobs;
 import dev.inferd.server.openai.ChatRequest;
 import dev.inferd.server.openai.ChatRequestParser;
+import dev.inferd.server.openai.EngineRequests;
 import dev.inferd.server.openai.Usage;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
@@ -32,14 +33,11 @@ final class ChatCompletionsEndpoint {
         ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model())) {
             TextGenerator generator = lease.generator();
-            PromptBudget.checkLogitBias(generator, request.sampling().logitBias());
-            int[] prompt = PromptBudget.tokenize(limit -> generator.chatPrompt(request.messages(), limit), generator,
+            int[] prompt = EngineRequests.tokenize(limit -> generator.chatPrompt(request.messages(), limit), generator,
                     "messages");
-            int maxTokens = PromptBudget.maxTokens(generator, prompt.length, request.maxTokens(), "messages");
-            var generation = new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), request.sampling(),
-                    request.topLogprobs());
+            GenerationRequest generation = EngineRequests.of(request, prompt, generator, "messages");
             long created = System.currentTimeMillis() / 1000;
-            GenerationRun run = lease.start(generation);
+            MeteredGeneration run = lease.submit(generation);
             if (request.stream()) {
                 var chunks = new ChatCompletionChunk.Factory(Ids.chatCompletionId(), created, request.model(),
                         systemFingerprint);
@@ -52,7 +50,7 @@ final class ChatCompletionsEndpoint {
         }
     }
 
-    private ChatCompletion collect(GenerationRun run, ChatRequest request, long created, ClientWatch client)
+    private ChatCompletion collect(MeteredGeneration run, ChatRequest request, long created, ClientWatch client)
             throws InterruptedException {
         ChoiceCollector collected = ChoiceCollector.drain(run, request.n(), client);
         List<ChatCompletion.Choice> choices = new ArrayList<>(request.n());
@@ -70,7 +68,7 @@ final class ChatCompletionsEndpoint {
     private record ChatStreamWriter(ChatCompletionChunk.Factory chunks, ChatRequest request)
             implements StreamedRun.Translator {
 
-        void write(GenerationRun run, ServerResponse response, ClientWatch client) throws InterruptedException {
+        void write(MeteredGeneration run, ServerResponse response, ClientWatch client) throws InterruptedException {
             StreamedRun.stream(run, response, client, this);
         }
 

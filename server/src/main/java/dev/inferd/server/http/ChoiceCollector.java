@@ -1,13 +1,15 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.GenerationEvent;
 import dev.inferd.engine.generate.GenerationResult;
 import dev.inferd.engine.generate.TokenLogprob;
+import dev.inferd.server.openai.FinishReasons;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Gathers a whole run for a non-streamed response: text, log-probabilities and finish reason per choice. */
+/** Gathers a whole generation for a non-streamed response: text, log-probabilities and finish reason per choice. */
 final class ChoiceCollector {
 
     private static final System.Logger LOG = System.getLogger(ChoiceCollector.class.getName());
@@ -28,24 +30,31 @@ final class ChoiceCollector {
     }
 
     /**
-     * Reads the run to its end. An engine failure is rethrown (nothing was sent yet, so it becomes a
-     * 500, or a 429 for a busy engine); a client that leaves meanwhile stops the engine.
+     * Reads the generation to its end. An engine failure is a {@link GenerationFailedException} (nothing
+     * was sent yet, so it becomes a 500); a client that leaves meanwhile has its generation cancelled
+     * by {@code client}, and is a {@link ClientGoneException} here.
      */
-    static ChoiceCollector drain(GenerationRun run, int n, ClientWatch client) throws InterruptedException {
+    static ChoiceCollector drain(MeteredGeneration generation, int n, ClientWatch client) throws InterruptedException {
+        client.cancelOnDeparture(generation.generation());
         ChoiceCollector c = new ChoiceCollector(n);
-        while (true) {
-            switch (run.takeWatching(client)) {
-                case GenerationRun.Text t -> {
-                    c.texts[t.choice()].append(t.text());
-                    c.logprobs.get(t.choice()).addAll(t.logprobs());
+        try {
+            while (true) {
+                switch (generation.next()) {
+                    case GenerationEvent.Text t -> {
+                        c.texts[t.choice()].append(t.text());
+                        c.logprobs.get(t.choice()).addAll(t.tokens());
+                    }
+                    case GenerationEvent.Finish f -> c.finishReasons[f.choice()] = FinishReasons.wireName(f.reason());
+                    case GenerationEvent.End e -> {
+                        if (client.isGone()) throw new ClientGoneException(null);
+                        c.result = e.result();
+                        return c;
+                    }
                 }
-                case GenerationRun.Finish f -> c.finishReasons[f.choice()] = f.reason().wireName();
-                case GenerationRun.Done d -> {
-                    c.result = d.result();
-                    return c;
-                }
-                case GenerationRun.Failed f -> throw GenerationRun.failure(f.error());
             }
+        } catch (InterruptedException e) {
+            generation.cancelAndAwait();
+            throw e;
         }
     }
 
@@ -59,8 +68,8 @@ final class ChoiceCollector {
 
     String finishReason(int choice) {
         if (finishReasons[choice] == null) {
-            // An engine that returns without finishing a choice has a bug; the reply is still whole.
-            LOG.log(Level.WARNING, "generation returned without finishing choice " + choice);
+            // An engine that ends without finishing a choice has a bug; the reply is still whole.
+            LOG.log(Level.WARNING, "generation ended without finishing choice " + choice);
             return "stop";
         }
         return finishReasons[choice];

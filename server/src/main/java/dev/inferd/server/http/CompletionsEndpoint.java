@@ -8,6 +8,8 @@ import dev.inferd.server.openai.Completion;
 import dev.inferd.server.openai.CompletionLogprobs;
 import dev.inferd.server.openai.CompletionRequest;
 import dev.inferd.server.openai.CompletionRequestParser;
+import dev.inferd.server.openai.EngineRequests;
+import dev.inferd.server.openai.FinishReasons;
 import dev.inferd.server.openai.Usage;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
@@ -32,21 +34,17 @@ final class CompletionsEndpoint {
     }
 
     /** One prompt, tokenized and fitted into the context before anything runs. */
-    private record PreparedPrompt(String text, int[] tokens, int maxTokens) {
+    private record PreparedPrompt(String text, int[] tokens, GenerationRequest request) {
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model())) {
             TextGenerator generator = lease.generator();
-            PromptBudget.checkLogitBias(generator, request.sampling().logitBias());
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {
-                int[] tokens = PromptBudget.tokenize(limit -> generator.textPrompt(prompt, limit), generator, "prompt");
-                Integer cap = request.maxTokensGiven() ? request.maxTokens() : null;
-                int maxTokens = PromptBudget.maxTokens(generator, tokens.length, cap, "prompt");
-                if (cap == null) maxTokens = Math.min(maxTokens, request.maxTokens());
-                prompts.add(new PreparedPrompt(prompt, tokens, maxTokens));
+                int[] tokens = EngineRequests.tokenize(limit -> generator.textPrompt(prompt, limit), generator, "prompt");
+                prompts.add(new PreparedPrompt(prompt, tokens, EngineRequests.of(request, tokens, generator, "prompt")));
             }
             long created = System.currentTimeMillis() / 1000;
             String id = Ids.completionId();
@@ -68,12 +66,12 @@ final class CompletionsEndpoint {
         Runs runs = new Runs(lease, request, prompts);
         for (PreparedPrompt prompt : prompts) {
             String echo = request.echo() ? prompt.text() : "";
-            GenerationRun run = runs.next();
+            MeteredGeneration run = runs.next();
             if (run == null) {
                 // max_tokens 0: nothing to generate, and the engine needs room for one token.
                 for (int i = 0; i < request.n(); i++) {
                     choices.add(new Completion.Choice(echo, choices.size(), emptyLogprobs(request),
-                            FinishReason.LENGTH.wireName()));
+                            FinishReasons.wireName(FinishReason.LENGTH)));
                 }
                 usage = usage.plus(Usage.of(prompt.tokens().length, 0));
                 continue;
@@ -112,14 +110,13 @@ final class CompletionsEndpoint {
         }
 
         @Override
-        public GenerationRun next() {
+        public MeteredGeneration next() {
             if (started == prompts.size() || request.maxTokens() == 0) {
                 started = prompts.size();
                 return null;
             }
             PreparedPrompt prompt = prompts.get(started++);
-            return lease.start(new GenerationRequest(prompt.tokens(), request.n(),
-                    prompt.maxTokens(), request.stop(), request.sampling(), request.logprobs()));
+            return lease.submit(prompt.request());
         }
 
         @Override
@@ -159,7 +156,7 @@ final class CompletionsEndpoint {
                     }
                     if (request.maxTokens() == 0) {
                         sse.send(chunk(new Completion.Choice("", index, emptyLogprobs(request),
-                                FinishReason.LENGTH.wireName())));
+                                FinishReasons.wireName(FinishReason.LENGTH))));
                     }
                 }
             }

@@ -1,6 +1,6 @@
 package dev.inferd.server.http;
 
-/** The engine's {@code generate} threw: a server fault, reported as a 500 or a stream error event. */
+/** The engine broke a generation: a server fault, reported as a 500 or a stream error event. */
 final class GenerationFailedException extends RuntimeException {
 
     GenerationFailedException(Throwable cause) {

@@ -3,7 +3,7 @@ package dev.inferd.server.http;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
-import dev.inferd.server.openai.Json;
+import dev.inferd.server.openai.WireJson;
 import io.helidon.common.socket.SocketOptions;
 import io.helidon.http.DirectHandler;
 import io.helidon.http.HeaderNames;
@@ -167,7 +167,7 @@ public final class InferdServer implements AutoCloseable {
             String text = code == 413 ? "The request body is larger than the limit of " + maxBodyBytes + " bytes."
                     : reported.code() == 501 ? "Transfer-Encoding other than chunked is not supported."
                     : describe(request, status.reasonPhrase(), message);
-            byte[] body = Json.bytes(new ApiError(code, type, text, null, null).body());
+            byte[] body = WireJson.bytes(new ApiError(code, type, text, null, null).body());
             return DirectHandler.TransportResponse.builder()
                     .status(status)
                     .headers(headers)

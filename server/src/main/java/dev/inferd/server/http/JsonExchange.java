@@ -2,7 +2,7 @@ package dev.inferd.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inferd.server.openai.ApiError;
-import dev.inferd.server.openai.Json;
+import dev.inferd.server.openai.WireJson;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HttpMediaType;
@@ -30,7 +30,7 @@ final class JsonExchange {
      */
     static JsonNode readBody(ServerRequest request, long maxBytes) {
         checkContentType(request);
-        if (!request.content().hasEntity()) return Json.parse(new byte[0]);
+        if (!request.content().hasEntity()) return WireJson.parse(new byte[0]);
         byte[] body;
         try (InputStream in = request.content().inputStream()) {
             body = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
@@ -40,7 +40,7 @@ final class JsonExchange {
             throw ApiError.unreadableBody(e.getMessage());
         }
         if (body.length > maxBytes) throw ApiError.payloadTooLarge(maxBytes);
-        return Json.parse(body);
+        return WireJson.parse(body);
     }
 
     private static void checkContentType(ServerRequest request) {
@@ -59,7 +59,7 @@ final class JsonExchange {
     static void send(ServerResponse response, int status, Object body) {
         response.status(status);
         response.header(HeaderNames.CONTENT_TYPE, "application/json");
-        byte[] bytes = Json.bytes(body);
+        byte[] bytes = WireJson.bytes(body);
         WriteDeadline.write(() -> response.send(bytes));
     }
 

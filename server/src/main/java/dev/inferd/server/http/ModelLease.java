@@ -1,8 +1,10 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.BusyException;
 import dev.inferd.engine.generate.GenerationRequest;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.metrics.ModelMeters;
+import dev.inferd.server.openai.ApiError;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -24,8 +26,23 @@ final class ModelLease implements AutoCloseable {
         return generator;
     }
 
-    GenerationRun start(GenerationRequest request) {
-        return GenerationRun.start(generator, request, meters);
+    /**
+     * Submits a generation; its counts go to the model's meters when it ends. An engine whose queue is
+     * full is a 429 the client may retry; a request the engine can never run (more KV memory than it
+     * has, a logit bias outside the vocabulary) is the client's: a 400.
+     */
+    MeteredGeneration submit(GenerationRequest request) {
+        long started = System.nanoTime();
+        try {
+            var generation = generator.submit(request);
+            generation.result().thenAccept(result -> meters.finished(result, System.nanoTime() - started));
+            return new MeteredGeneration(generation, meters, started);
+        } catch (BusyException busy) {
+            throw ApiError.busy("The engine is busy: " + busy.getMessage() + ". Please retry shortly.",
+                    busy.retryAfterSeconds());
+        } catch (IllegalArgumentException e) {
+            throw ApiError.invalid(null, "Invalid request: " + e.getMessage());
+        }
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.inferd.server.http;
 
-import dev.inferd.server.openai.Json;
+import dev.inferd.server.openai.WireJson;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.ServerResponse;
 
@@ -11,7 +11,8 @@ import java.io.OutputStream;
  * A non-streamed 200 JSON response that can be started early, as a probe of a client that sent a FIN
  * (see {@link ClientWatch}): the status and headers go out with one space, which JSON allows before
  * a value, and each later probe adds one more. The body follows when it is ready. Until a probe
- * happens nothing is sent, so an error can still get its own status.
+ * happens nothing is sent, so an error can still get its own status. Probes come from another thread
+ * than the request's, hence the lock.
  */
 final class ProbedJsonResponse implements ClientWatch.Probe {
 
@@ -23,16 +24,16 @@ final class ProbedJsonResponse implements ClientWatch.Probe {
     }
 
     @Override
-    public void probe() {
+    public synchronized void probe() {
         write(new byte[]{' '}, false);
     }
 
     /** Sends the whole body: in one go when nothing was sent yet, else after the probes' spaces. */
-    void send(Object body) {
+    synchronized void send(Object body) {
         if (out == null) {
             JsonExchange.send(response, 200, body);
         } else {
-            write(Json.bytes(body), true);
+            write(WireJson.bytes(body), true);
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.inferd.server.http;
 
-import dev.inferd.server.openai.Json;
+import dev.inferd.server.openai.WireJson;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.ServerResponse;
 
@@ -39,7 +39,7 @@ final class SseStream implements AutoCloseable {
 
     /** Sends one JSON event (Jackson escapes newlines, so the payload stays on one line). */
     void send(Object event) {
-        byte[] json = Json.bytes(event);
+        byte[] json = WireJson.bytes(event);
         byte[] frame = new byte[DATA.length + json.length + END_OF_EVENT.length];
         System.arraycopy(DATA, 0, frame, 0, DATA.length);
         System.arraycopy(json, 0, frame, DATA.length, json.length);

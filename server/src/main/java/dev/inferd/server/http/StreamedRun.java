@@ -1,6 +1,8 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.GenerationEvent;
 import dev.inferd.engine.generate.TokenLogprob;
+import dev.inferd.server.openai.FinishReasons;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.Usage;
 import io.helidon.webserver.http.ServerResponse;
@@ -10,9 +12,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Streams generation runs as server-sent events. Nothing is sent before the engine's first event,
- * so a generation that fails at once still gets a proper error status; after that a failure is
- * an {@code error} event. A failed write means the client left: the engine is told to stop.
+ * Streams generations as server-sent events. Nothing is sent before the engine's first event, so a
+ * generation that fails at once still gets a proper error status; after that a failure is an
+ * {@code error} event. A failed write means the client left: the engine is told to stop.
  */
 final class StreamedRun {
 
@@ -31,10 +33,10 @@ final class StreamedRun {
         void end(SseStream sse, Usage usage);
     }
 
-    /** One of the runs of a request, with the index its choice 0 has in the response. */
+    /** The generations of a request, one after the other, with the index its choice 0 has in the response. */
     interface RunSource {
-        /** Starts the next run, or returns null when all runs are done. */
-        GenerationRun next();
+        /** Submits the next generation, or returns null when all are done. */
+        MeteredGeneration next();
 
         int choiceOffset();
     }
@@ -46,13 +48,13 @@ final class StreamedRun {
         return response.headers().first(ApiRouter.REQUEST_ID).orElse("unknown");
     }
 
-    static void stream(GenerationRun run, ServerResponse response, ClientWatch client, Translator translator)
+    static void stream(MeteredGeneration run, ServerResponse response, ClientWatch client, Translator translator)
             throws InterruptedException {
-        GenerationRun[] single = {run};
+        MeteredGeneration[] single = {run};
         stream(new RunSource() {
             @Override
-            public GenerationRun next() {
-                GenerationRun r = single[0];
+            public MeteredGeneration next() {
+                MeteredGeneration r = single[0];
                 single[0] = null;
                 return r;
             }
@@ -65,50 +67,57 @@ final class StreamedRun {
     }
 
     /**
-     * @param client watched until the first event, while nothing is written yet (a queued request
-     *               can wait long for it)
+     * @param client cancels the generation when the client leaves while nothing is written yet (a
+     *               queued request can wait long for its first event)
      */
     static void stream(RunSource runs, ServerResponse response, ClientWatch client, Translator translator)
             throws InterruptedException {
-        GenerationRun run = runs.next();
-        GenerationRun.Event first = run == null ? null : run.takeWatching(client);
-        if (first instanceof GenerationRun.Failed f) throw GenerationRun.failure(f.error());
+        MeteredGeneration run = runs.next();
+        GenerationEvent first = null;
+        if (run != null) {
+            client.cancelOnDeparture(run.generation());
+            try {
+                first = run.next();
+            } catch (InterruptedException e) {
+                run.cancelAndAwait();
+                throw e;
+            }
+            if (first instanceof GenerationEvent.End && client.isGone()) throw new ClientGoneException(null);
+        }
 
         try (SseStream sse = SseStream.open(response)) {
             try {
                 translator.start(sse);
                 Usage usage = Usage.of(0, 0);
-                GenerationRun.Event event = first;
+                GenerationEvent event = first;
                 while (run != null) {
                     if (event == null) {
                         sse.keepAlive();
                     } else {
                         switch (event) {
-                            case GenerationRun.Text t ->
-                                    translator.text(sse, runs.choiceOffset() + t.choice(), t.text(), t.logprobs());
-                            case GenerationRun.Finish f ->
-                                    translator.finish(sse, runs.choiceOffset() + f.choice(), f.reason().wireName());
-                            case GenerationRun.Done d -> {
-                                usage = usage.plus(Usage.of(d.result()));
+                            case GenerationEvent.Text t ->
+                                    translator.text(sse, runs.choiceOffset() + t.choice(), t.text(), t.tokens());
+                            case GenerationEvent.Finish f -> translator.finish(sse, runs.choiceOffset() + f.choice(),
+                                    FinishReasons.wireName(f.reason()));
+                            case GenerationEvent.End e -> {
+                                if (client.isGone()) throw new ClientGoneException(null);
+                                usage = usage.plus(Usage.of(e.result()));
                                 run = runs.next();
-                            }
-                            case GenerationRun.Failed f -> {
-                                // Busy can still come here, from the second prompt of a completions request.
-                                if (GenerationRun.failure(f.error()) instanceof ApiError busy) {
-                                    sse.send(busy.body());
-                                } else {
-                                    LOG.log(Level.ERROR, "generation failed during a stream", f.error());
-                                    sse.send(ApiError.internal(requestId(response)).body());
-                                }
-                                return;
+                                if (run != null) client.cancelOnDeparture(run.generation());
                             }
                         }
                     }
-                    if (run != null) event = run.poll(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+                    if (run != null) event = run.next(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
                 }
                 AccessLog.usage(usage);
                 translator.end(sse, usage);
                 sse.done();
+            } catch (ApiError busy) {
+                // from submitting the second prompt of a completions request to a full engine
+                sse.send(busy.body());
+            } catch (GenerationFailedException e) {
+                LOG.log(Level.ERROR, "generation failed during a stream", e.getCause());
+                sse.send(ApiError.internal(requestId(response)).body());
             } catch (ClientGoneException e) {
                 // Cancelled, then counted as a departure (499), not as a finished stream.
                 if (run != null) run.cancelAndAwait();

@@ -20,9 +20,9 @@ public record ChatLogprobs(List<TokenEntry> content, List<TokenEntry> refusal) {
         for (TokenLogprob t : tokens) {
             List<TopEntry> top = new ArrayList<>(t.top().size());
             for (TokenLogprob alt : t.top()) {
-                top.add(new TopEntry(alt.text(), Logprobs.finite(alt.logprob()), Logprobs.unsigned(alt.bytes())));
+                top.add(new TopEntry(alt.text(), WireLogprobs.finite(alt.logprob()), WireLogprobs.unsigned(alt.bytes())));
             }
-            content.add(new TokenEntry(t.text(), Logprobs.finite(t.logprob()), Logprobs.unsigned(t.bytes()), top));
+            content.add(new TokenEntry(t.text(), WireLogprobs.finite(t.logprob()), WireLogprobs.unsigned(t.bytes()), top));
         }
         return new ChatLogprobs(content, null);
     }

@@ -1,7 +1,6 @@
 package dev.inferd.server.openai;
 
 import dev.inferd.engine.generate.ChatMessage;
-import dev.inferd.engine.generate.SamplingParams;
 
 import java.util.List;
 
@@ -12,12 +11,22 @@ import java.util.List;
  * @param topLogprobs -1 without log-probabilities, else the number of alternatives per token (0..20)
  */
 public record ChatRequest(String model, List<ChatMessage> messages, boolean stream, boolean includeUsage,
-                          SamplingParams sampling, Integer maxTokens, List<String> stop, int n,
-                          int topLogprobs) {
+                          SamplingFields sampling, Integer maxTokens, List<String> stop, int n,
+                          int topLogprobs) implements GenerationFields {
 
     public ChatRequest {
         messages = List.copyOf(messages);
         stop = List.copyOf(stop);
+    }
+
+    @Override
+    public Integer maxTokensCap() {
+        return maxTokens;
+    }
+
+    @Override
+    public int logprobCount() {
+        return topLogprobs;
     }
 
     public boolean wantsLogprobs() {

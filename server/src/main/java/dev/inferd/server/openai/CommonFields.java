@@ -1,7 +1,6 @@
 package dev.inferd.server.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.inferd.engine.generate.SamplingParams;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,16 +17,13 @@ final class CommonFields {
     private CommonFields() {
     }
 
-    static SamplingParams sampling(Fields f) {
+    static SamplingFields sampling(Fields f) {
         float temperature = f.number("temperature", 0, 2).orElse(1.0).floatValue();
-        // top_p = 0 means "keep only the most likely token"; the engine wants a mass in (0, 1], and the
-        // smallest positive mass keeps exactly that one token.
         float topP = f.number("top_p", 0, 1).orElse(1.0).floatValue();
-        if (topP == 0f) topP = Float.MIN_VALUE;
         Long seed = f.integer("seed", Long.MIN_VALUE, Long.MAX_VALUE).orElse(null);
         float presence = f.number("presence_penalty", -2, 2).orElse(0.0).floatValue();
         float frequency = f.number("frequency_penalty", -2, 2).orElse(0.0).floatValue();
-        return new SamplingParams(temperature, topP, seed, presence, frequency, logitBias(f));
+        return new SamplingFields(temperature, topP, seed, presence, frequency, logitBias(f));
     }
 
     static Map<Integer, Float> logitBias(Fields f) {

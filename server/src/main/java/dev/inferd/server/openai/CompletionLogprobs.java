@@ -26,9 +26,9 @@ public record CompletionLogprobs(List<String> tokens, List<Double> tokenLogprobs
         int offset = startOffset;
         for (TokenLogprob t : tokens) {
             texts.add(t.text());
-            logprobs.add(Logprobs.finite(t.logprob()));
+            logprobs.add(WireLogprobs.finite(t.logprob()));
             Map<String, Double> top = new LinkedHashMap<>();
-            for (TokenLogprob alt : t.top()) top.putIfAbsent(alt.text(), Logprobs.finite(alt.logprob()));
+            for (TokenLogprob alt : t.top()) top.putIfAbsent(alt.text(), WireLogprobs.finite(alt.logprob()));
             tops.add(top);
             offsets.add(offset);
             offset += t.text().codePointCount(0, t.text().length());

@@ -1,6 +1,5 @@
 package dev.inferd.server.openai;
 
-import dev.inferd.engine.generate.SamplingParams;
 
 import java.util.List;
 
@@ -13,12 +12,29 @@ import java.util.List;
  * @param logprobs -1 without log-probabilities, else the number of alternatives per token (0..5)
  */
 public record CompletionRequest(String model, List<String> prompts, boolean stream, boolean includeUsage,
-                                SamplingParams sampling, int maxTokens, boolean maxTokensGiven, List<String> stop, int n,
-                                boolean echo, int logprobs) {
+                                SamplingFields sampling, int maxTokens, boolean maxTokensGiven,
+                                List<String> stop, int n,
+                                boolean echo, int logprobs) implements GenerationFields {
 
     public CompletionRequest {
         prompts = List.copyOf(prompts);
         stop = List.copyOf(stop);
+    }
+
+    @Override
+    public Integer maxTokensCap() {
+        return maxTokensGiven ? maxTokens : null;
+    }
+
+    /** OpenAI's default of 16, which, unlike a cap the client set, is lowered to fit the context. */
+    @Override
+    public int maxTokensWithoutCap() {
+        return maxTokens;
+    }
+
+    @Override
+    public int logprobCount() {
+        return logprobs;
     }
 
     public boolean wantsLogprobs() {

@@ -28,6 +28,15 @@ class ChatCompletionsWireTest {
     }
 
     @Test
+    void aRequestTheEngineCanNeverRunIsTheClientsError() throws Exception {
+        server.model.refuse("the prompt needs more KV memory than the server has");
+        HttpResponse<String> response = server.post("/v1/chat/completions", chat("\"stream\":true"));
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(TestServer.json(response).get("error").get("message").asText()).contains("more KV memory");
+    }
+
+    @Test
     void nonStreamingResponseHasEveryFieldWithIntegerTypes() throws Exception {
         HttpResponse<String> response = server.post("/v1/chat/completions", chat(""));
 

@@ -78,7 +78,7 @@ class ClientFaultTest {
     }
 
     private void assertDepartureStopsTheWork(String body, Departure departure, String path) throws Exception {
-        assumeTrue(PeerClosedConnections.SYSTEM.isAvailable(), "needs Linux's /proc/net/tcp");
+        assumeTrue(dev.inferd.server.linux.LinuxTcpTable.SYSTEM.isAvailable(), "needs Linux's /proc/net/tcp");
         // 3000 tokens at 10 ms each: 30 s if nothing stops it.
         server.oddModel.text("word ".repeat(3000)).delayMillis(10);
         Socket socket = new Socket("127.0.0.1", server.server.port());

@@ -84,7 +84,7 @@ class DisconnectTest {
 
     /** Sends a request on a raw socket, waits until the engine runs it, closes the socket without reading. */
     private void assertClosingCancels(String body, String path) throws Exception {
-        assumeTrue(PeerClosedConnections.SYSTEM.isAvailable(), "needs Linux's /proc/net/tcp");
+        assumeTrue(dev.inferd.server.linux.LinuxTcpTable.SYSTEM.isAvailable(), "needs Linux's /proc/net/tcp");
         // 2000 tokens at 10 ms each: 20 s if nothing stops it.
         server.oddModel.text("word ".repeat(2000)).delayMillis(10);
         long started;

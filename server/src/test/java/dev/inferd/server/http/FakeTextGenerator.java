@@ -3,7 +3,7 @@ package dev.inferd.server.http;
 import dev.inferd.engine.generate.BusyException;
 import dev.inferd.engine.generate.ChatMessage;
 import dev.inferd.engine.generate.FinishReason;
-import dev.inferd.engine.generate.GenerationListener;
+import dev.inferd.engine.generate.Generation;
 import dev.inferd.engine.generate.GenerationRequest;
 import dev.inferd.engine.generate.GenerationResult;
 import dev.inferd.engine.generate.ModelDescription;
@@ -33,6 +33,7 @@ final class FakeTextGenerator implements TextGenerator {
     private volatile int failAfterTokens = -1;
     private volatile boolean chooseDifferentTexts;
     private volatile int busyRetryAfter = -1;
+    private volatile String refusal;
 
     volatile GenerationRequest lastRequest;
     volatile List<ChatMessage> lastMessages;
@@ -64,6 +65,12 @@ final class FakeTextGenerator implements TextGenerator {
     /** Refuses every generation as an engine with a full queue does. */
     FakeTextGenerator busy(int retryAfterSeconds) {
         this.busyRetryAfter = retryAfterSeconds;
+        return this;
+    }
+
+    /** Refuses every generation as one the engine could never run, saying why. */
+    FakeTextGenerator refuse(String why) {
+        this.refusal = why;
         return this;
     }
 
@@ -117,10 +124,24 @@ final class FakeTextGenerator implements TextGenerator {
     }
 
     @Override
-    public GenerationResult generate(GenerationRequest request, GenerationListener listener) {
+    public Generation submit(GenerationRequest request) {
         lastRequest = request;
         generateCalls.incrementAndGet();
         if (busyRetryAfter >= 0) throw new BusyException("queue is full (8 waiting)", busyRetryAfter);
+        if (refusal != null) throw new IllegalArgumentException(refusal);
+        var generation = new Generation();
+        Thread.ofVirtual().name("fake-engine").start(() -> {
+            try {
+                generation.end(generate(request, generation));
+            } catch (Throwable t) {
+                generation.fail(t);
+            }
+        });
+        return generation;
+    }
+
+    /** Runs the whole generation on the fake engine's thread, as the real one's scheduler thread would. */
+    private GenerationResult generate(GenerationRequest request, Generation listener) {
         if (failAfterTokens == 0) throw new IllegalStateException("fake engine failure");
         int n = request.n();
         StringBuilder[] texts = new StringBuilder[n];
@@ -140,12 +161,12 @@ final class FakeTextGenerator implements TextGenerator {
                 List<String> pieces = piecesByChoice.get(c);
                 if (step >= pieces.size()) {
                     finished[c] = true;
-                    listener.onFinish(c, FinishReason.STOP);
+                    listener.finish(c, FinishReason.STOP);
                     continue;
                 }
                 if (step >= request.maxTokens()) {
                     finished[c] = true;
-                    listener.onFinish(c, FinishReason.LENGTH);
+                    listener.finish(c, FinishReason.LENGTH);
                     continue;
                 }
                 sleep();
@@ -160,13 +181,13 @@ final class FakeTextGenerator implements TextGenerator {
                 int stopAt = request.stop().isEmpty() ? -1 : firstStop(after, request.stop());
                 if (stopAt >= 0) {
                     String visible = after.substring(Math.min(before.length(), stopAt), stopAt);
-                    if (!visible.isEmpty()) listener.onText(c, visible, logprobs(request, step, visible));
+                    if (!visible.isEmpty()) listener.text(c, visible, logprobs(request, step, visible));
                     finished[c] = true;
-                    listener.onFinish(c, FinishReason.STOP);
+                    listener.finish(c, FinishReason.STOP);
                     continue;
                 }
                 if (!request.stop().isEmpty()) texts[c].append(piece);
-                listener.onText(c, piece, logprobs(request, step, piece));
+                listener.text(c, piece, logprobs(request, step, piece));
                 anyActive = true;
             }
             if (!anyActive && allTrue(finished)) break;

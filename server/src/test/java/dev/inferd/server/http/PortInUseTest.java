@@ -60,8 +60,8 @@ class PortInUseTest {
      * A server that closed its clients' connections first leaves its ends of them (its port, the client's port)
      * in TIME_WAIT for a minute; a new server must still bind that port, or {@code serve} could not be restarted
      * right after it served anyone. Linux allows that when both the old sockets and the new one carry
-     * SO_REUSEADDR (with it off in {@code InferdServer} this fails). In session 25 {@code serve} could not bind
-     * port 8000 for a minute after a llama-server on it had closed connections: those sockets, it seems, lack it.
+     * SO_REUSEADDR (with it off in {@code InferdServer} this fails). A port whose old sockets lack it (a
+     * llama-server's, it seems) stays unavailable to {@code serve} for that minute.
      */
     @Test
     void aServerBindsAPortWhoseLastConnectionsWaitInTimeWait() throws Exception {

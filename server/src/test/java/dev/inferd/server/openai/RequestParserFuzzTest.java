@@ -37,7 +37,7 @@ class RequestParserFuzzTest {
     private static void assertParsesOrRefuses(byte[] body) {
         for (int endpoint = 0; endpoint < 2; endpoint++) {
             try {
-                var node = Json.parse(body);
+                var node = WireJson.parse(body);
                 if (endpoint == 0) ChatRequestParser.parse(node);
                 else CompletionRequestParser.parse(node);
             } catch (ApiError e) {

@@ -1,6 +1,6 @@
 package dev.inferd.engine.model.synthetic;
 
-import dev.inferd.engine.batch.Batch;
+import dev.inferd.engine.model.Batch;
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.gguf.TensorInfo;

@@ -1,0 +1,55 @@
+package dev.inferd.app;
+
+import dev.inferd.app.models.ModelsConfig;
+import dev.inferd.engine.generate.ModelDescription;
+import dev.inferd.engine.generate.ModelEvent;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** Prints a served model's life-cycle events ({@link ModelEvent}) as the commands' one-line messages. */
+final class ModelEvents implements ModelEvent.Listener {
+
+    private final PrintStream out;
+
+    ModelEvents(PrintStream out) {
+        this.out = out;
+    }
+
+    /** Where the copies of weights for generated tokens are cached: {@code $INFERD_HOME/copies}. */
+    static Path copyCacheDirectory() {
+        return ModelsConfig.fromEnvironment(System::getenv).copiesDir();
+    }
+
+    @Override
+    public void on(ModelEvent event) {
+        switch (event) {
+            case ModelEvent.Loaded l -> {
+                ModelDescription d = l.description();
+                out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), loaded in %d ms%s%n",
+                        d.id(), d.architecture(), ServeCommand.humanCount(d.parameterCount()), d.quantization(),
+                        d.contextLength(), l.trainedContextLength(), l.millis(), copies(l));
+            }
+            case ModelEvent.CopiesSaved s -> out.printf(Locale.ROOT,
+                    "inferd: model %s: copies for generated tokens saved to %s in %d ms; later starts map them%n",
+                    s.model(), s.file(), s.millis());
+            case ModelEvent.CopiesNotSaved n -> out.printf(Locale.ROOT,
+                    "inferd: model %s: cannot cache its copies for generated tokens in %s (%s); every start builds them%n",
+                    n.model(), n.directory(), n.reason());
+            case ModelEvent.CopiesMovedIntoMemory m -> out.printf(Locale.ROOT,
+                    "inferd: model %s: copies for generated tokens moved into memory in %d ms%n", m.model(), m.millis());
+            case ModelEvent.WeightsMovedIntoMemory w -> out.printf(Locale.ROOT,
+                    "inferd: model %s: %d MB of weights read in place moved into memory in %d ms%n",
+                    w.model(), w.bytes() >> 20, w.millis());
+        }
+    }
+
+    /** How a load came by its copies: empty where it has no cache or nothing to copy. */
+    private static String copies(ModelEvent.Loaded l) {
+        if (l.copyFile() == null || l.copyBytes() == 0) return "";
+        return l.copiesMapped()
+                ? String.format(Locale.ROOT, " (%d MB of copies for generated tokens mapped from %s)", l.copyBytes() >> 20, l.copyFile())
+                : String.format(Locale.ROOT, " (%d MB of copies for generated tokens built)", l.copyBytes() >> 20);
+    }
+}

@@ -1,0 +1,28 @@
+package dev.inferd.engine.sample;
+
+import java.util.Map;
+
+/**
+ * How the next token is chosen.
+ *
+ * @param temperature 0 means greedy
+ * @param topP nucleus mass in (0, 1]
+ * @param seed null for a random seed; the same seed and request give the same output
+ * @param presencePenalty subtracted once from the logit of every token already generated
+ * @param frequencyPenalty subtracted from a token's logit once per earlier occurrence
+ * @param logitBias token id to a bias added to its logit (-100 bans, 100 forces)
+ */
+public record SamplingParams(float temperature, float topP, Long seed,
+                             float presencePenalty, float frequencyPenalty,
+                             Map<Integer, Float> logitBias) {
+
+    public static final SamplingParams GREEDY = new SamplingParams(0f, 1f, 0L, 0f, 0f, Map.of());
+
+    public SamplingParams {
+        logitBias = logitBias == null ? Map.of() : Map.copyOf(logitBias);
+    }
+
+    public boolean greedy() {
+        return temperature <= 0f;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.inferd.server.http;
+
+import dev.inferd.engine.generate.Generation;
+import dev.inferd.engine.generate.GenerationEvent;
+import dev.inferd.server.metrics.ModelMeters;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A submitted {@link Generation} as its request's thread reads it: the time to the first text goes to
+ * the model's meters, and an engine failure becomes a {@link GenerationFailedException}.
+ */
+final class MeteredGeneration {
+
+    private final Generation generation;
+    private final ModelMeters meters;
+    private final long startNanos;
+    private boolean sawText;
+
+    MeteredGeneration(Generation generation, ModelMeters meters, long startNanos) {
+        this.generation = generation;
+        this.meters = meters;
+        this.startNanos = startNanos;
+    }
+
+    Generation generation() {
+        return generation;
+    }
+
+    /** The next event, waiting as long as it takes. */
+    GenerationEvent next() throws InterruptedException {
+        try {
+            return seen(generation.next());
+        } catch (RuntimeException e) {
+            throw new GenerationFailedException(e);
+        }
+    }
+
+    /** The next event, or null when none came within the timeout. */
+    GenerationEvent next(long timeout, TimeUnit unit) throws InterruptedException {
+        try {
+            return seen(generation.next(timeout, unit));
+        } catch (RuntimeException e) {
+            throw new GenerationFailedException(e);
+        }
+    }
+
+    /** Stops the engine and waits until it let go of the request. */
+    void cancelAndAwait() {
+        generation.cancelAndAwait();
+    }
+
+    private GenerationEvent seen(GenerationEvent event) {
+        if (!sawText && event instanceof GenerationEvent.Text t && !t.text().isEmpty()) {
+            sawText = true;
+            meters.firstToken(System.nanoTime() - startNanos);
+        }
+        return event;
+    }
+}
