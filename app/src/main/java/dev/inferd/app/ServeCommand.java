@@ -120,6 +120,7 @@ public final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        AccessLogOutput.install();
 
         // Downloads (with progress) happen before the port opens. Loading (mapping the file, building the
         // tokenizer: about half a second) runs beside the HTTP server's start-up, which takes longer, so a
