@@ -42,8 +42,8 @@ class BoundedEncodeTest {
 
     @Test
     void aHugeTextIsRefusedOnItsLengthAlone() {
-        // 64 MB of text against a limit of 4096 tokens: refused with a lower bound far above the limit.
-        String huge = "Once upon a time. ".repeat(64 * 1024 * 1024 / 18);
+        // 8 MB of text against a limit of 4096 tokens: refused with a lower bound far above the limit.
+        String huge = "Once upon a time. ".repeat(8 * 1024 * 1024 / 18);
         assertThatThrownBy(() -> tokenizer.encode(huge, true, true, 4096))
                 .isInstanceOfSatisfying(TooManyTokensException.class, e -> assertThat(e.atLeast()).isGreaterThan(4096));
     }
