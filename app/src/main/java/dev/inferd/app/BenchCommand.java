@@ -25,6 +25,7 @@ import dev.inferd.engine.model.synthetic.WeightFormat;
 import dev.inferd.engine.tensor.copies.CopyCacheFile;
 import dev.inferd.engine.tensor.copies.CopyStore;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
+import dev.inferd.speech.whisper.SyntheticWhisper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -56,6 +57,7 @@ import java.util.function.Function;
                 "The report names the CPU and its VNNI and AMX support, which llama.cpp uses and inferd cannot."})
 public final class BenchCommand implements Callable<Integer> {
     static final String SYNTHETIC = "synthetic:";
+    static final String WHISPER = "whisper-";
 
     @Option(names = {"-m", "--model"}, paramLabel = "<file|slug|synthetic:shape:type>",
             description = "a GGUF file, a catalog slug (downloaded if needed), or synthetic:<shape>:<type> "
@@ -91,7 +93,8 @@ public final class BenchCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--write-synthetic", arity = "2", paramLabel = "<shape:type> <out.gguf>",
-            description = "write the synthetic model <shape>:<type> to out.gguf and exit")
+            description = "write the synthetic model <shape>:<type> to out.gguf and exit; whisper-tiny:F16 (whisper-base, "
+                    + "whisper-large-v3...; F16, F32 or a quantized type) writes a Whisper in whisper.cpp's ggml-*.bin format")
     List<String> writeSynthetic;
 
     @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
@@ -150,10 +153,25 @@ public final class BenchCommand implements Callable<Integer> {
     // ---- models ----
 
     private int writeSynthetic(String spec, Path file) throws IOException {
+        if (spec.startsWith(WHISPER)) return writeSyntheticWhisper(spec, file);
         var s = SyntheticModel.Spec.parse(spec);
         writeAtomically(s, file);
         err.printf(Locale.ROOT, "wrote %s: synthetic %s %s, %s%n", file, s.shape().name(), s.format().name(),
                 gib(Files.size(file)));
+        return 0;
+    }
+
+    /** A Whisper shape in whisper.cpp's model format, e.g. {@code whisper-tiny:F16}. */
+    private int writeSyntheticWhisper(String spec, Path file) throws IOException {
+        var s = SyntheticWhisper.Spec.parse(spec);
+        Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".part");
+        try {
+            s.write(tmp);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        err.printf(Locale.ROOT, "wrote %s: synthetic %s %s, %s%n", file, s.shape().name(), s.type(), gib(Files.size(file)));
         return 0;
     }
 

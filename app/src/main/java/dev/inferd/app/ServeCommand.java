@@ -1,6 +1,9 @@
 package dev.inferd.app;
 
 import dev.inferd.app.models.ModelException;
+import dev.inferd.server.http.SpeechModels;
+import dev.inferd.speech.whisper.WhisperModel;
+import dev.inferd.speech.whisper.WhisperModelFile;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
 import dev.inferd.engine.generate.LocalTextGenerator;
@@ -32,7 +35,8 @@ import java.util.concurrent.FutureTask;
 /** {@code inferd serve}: the local OpenAI-compatible server. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {
-                "Serve models over the OpenAI API (chat completions, completions, models) on http://HOST:PORT/v1.",
+                "Serve models over the OpenAI API (chat completions, completions, models, audio transcriptions and",
+                "translations with a Whisper model: speech-large-v3 or a whisper.cpp ggml-*.bin file) on http://HOST:PORT/v1.",
                 "Local mode: no API key needed (an Authorization header is accepted and ignored), and no outbound",
                 "connection except downloading a catalog model that is not cached yet."})
 public final class ServeCommand implements Callable<Integer> {
@@ -40,7 +44,8 @@ public final class ServeCommand implements Callable<Integer> {
     private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
 
     @Option(names = "--model", required = true, paramLabel = "<slug|file.gguf>",
-            description = "a catalog slug (see `inferd models`; downloaded on first use) or a path to a GGUF file; repeatable")
+            description = "a catalog slug (see `inferd models`; downloaded on first use), a path to a GGUF file, or a whisper.cpp "
+                    + "ggml-*.bin file for speech to text; repeatable (a chat model and a speech model side by side)")
     List<String> models;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
@@ -132,17 +137,28 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("inferd: " + e.getMessage());
             return 1;
         }
+        // Whisper models are mapped before the port opens (no tokenizer or cache to build: milliseconds)
+        var speech = new SpeechModels();
+        try {
+            for (ResolvedModel m : resolved) {
+                if (isSpeech(m)) speech.ready(m.id(), WhisperModel.open(m.file()));
+            }
+        } catch (IOException | RuntimeException e) {
+            System.err.println("inferd: cannot load the speech model: " + e.getMessage());
+            return 1;
+        }
+        List<ResolvedModel> textModels = resolved.stream().filter(m -> !isSpeech(m)).toList();
         ModelRegistry registry = new ModelRegistry();
-        resolved.forEach(m -> registry.loading(m.id()));
+        textModels.forEach(m -> registry.loading(m.id()));
         var running = new Running();
         var shutdownHook = new Thread(running::stop, "inferd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        var loading = new FutureTask<>(() -> loadAll(resolved, kvBytes, registry, running));
+        var loading = new FutureTask<>(() -> loadAll(textModels, kvBytes, registry, running));
         Thread.ofPlatform().name("inferd-load").daemon(true).start(loading);
 
         String failure;
         try {
-            running.started(InferdServer.start(host, port, registry, options));
+            running.started(InferdServer.start(host, port, registry, speech, options));
             failure = loading.get();
         } catch (RuntimeException e) {
             failure = "inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage();
@@ -242,13 +258,24 @@ public final class ServeCommand implements Callable<Integer> {
         for (String arg : models) {
             ResolvedModel model = resolver.resolveModel(arg, offline);
             String kind = model.entry().map(e -> e.kind()).orElse("chat");
-            if (!kind.equals("chat") && !kind.equals("base")) {
+            if (!kind.equals("chat") && !kind.equals("base") && !isSpeech(model)) {
                 throw new ModelException(arg + " is a " + kind + " model; this server serves text models only so far");
             }
             if (!ids.add(model.id())) throw new ModelException("model " + model.id() + " is given twice");
             out.add(model);
         }
         return out;
+    }
+
+    /** A Whisper model: the catalog says so, or the file is in whisper.cpp's format (magic "ggml", not "GGUF"). */
+    static boolean isSpeech(ResolvedModel model) {
+        if (model.entry().map(e -> e.kind().equals("speech")).orElse(false)) return true;
+        try (var in = java.nio.file.Files.newInputStream(model.file())) {
+            byte[] magic = in.readNBytes(4);
+            return magic.length == 4 && java.nio.ByteBuffer.wrap(magic).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt() == WhisperModelFile.MAGIC;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static EngineStats.Snapshot snapshot(SchedulerStats s) {

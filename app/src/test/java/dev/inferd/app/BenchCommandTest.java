@@ -177,6 +177,11 @@ class BenchCommandTest {
         assertThat(dir.resolve("x.gguf")).doesNotExist();
 
         err.reset();
+        assertThat(run("--write-synthetic", "whisper-tiny:Q4_K", dir.resolve("w.bin").toString())).isEqualTo(1);
+        assertThat(err()).contains("width 384").contains("Q4_K");
+        assertThat(dir.resolve("w.bin")).doesNotExist();
+
+        err.reset();
         assertThat(run(with(FAST, "--model", model.toString(), "-n", "500"))).isEqualTo(1);
         assertThat(err()).contains("context is 128");
     }

@@ -26,6 +26,8 @@ final class ApiRouter implements Handler {
     private static final System.Logger LOG = System.getLogger(ApiRouter.class.getName());
     private static final String MODELS = "/v1/models";
     private static final String METRICS = "/metrics";
+    private static final String TRANSCRIPTIONS = "/v1/audio/transcriptions";
+    private static final String TRANSLATIONS = "/v1/audio/translations";
 
     /** The status recorded for a request whose client left before its response (nginx's convention). */
     static final int CLIENT_CLOSED = 499;
@@ -35,9 +37,17 @@ final class ApiRouter implements Handler {
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
     private final Duration writeTimeout;
+    private final SpeechModels speech;
+    private final TranscriptionsEndpoint transcriptions;
 
     ApiRouter(ModelRegistry models, ServerMetrics metrics, ServerOptions options, String systemFingerprint) {
+        this(models, new SpeechModels(), metrics, options, systemFingerprint);
+    }
+
+    ApiRouter(ModelRegistry models, SpeechModels speech, ServerMetrics metrics, ServerOptions options, String systemFingerprint) {
         this.models = models;
+        this.speech = speech;
+        this.transcriptions = new TranscriptionsEndpoint(models, speech);
         this.metrics = metrics;
         ModelGate gate = new ModelGate(models, metrics, options);
         long maxBody = options.limits().maxBodyBytes();
@@ -61,6 +71,7 @@ final class ApiRouter implements Handler {
         String methodLabel = methodLabel(method);
         metrics.requestFinished(route, methodLabel, status, System.nanoTime() - started);
         AccessLog.write(requestId, methodLabel, route, status, entry, System.nanoTime() - started);
+        RequestHook.of(request).finished(status);
     }
 
     /** Serves one request; returns the status it ended with, 499 for a client that left first. */
@@ -95,7 +106,7 @@ final class ApiRouter implements Handler {
     /** The route's template, so that metrics have one series per route, not per path a client made up. */
     static String routeOf(String path) {
         return switch (path) {
-            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS -> path;
+            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, TRANSCRIPTIONS, TRANSLATIONS -> path;
             default -> path.startsWith(MODELS + "/") ? MODELS + "/{id}" : "unmatched";
         };
     }
@@ -110,7 +121,13 @@ final class ApiRouter implements Handler {
             }
             case MODELS -> {
                 allow(method, path, "GET", response);
-                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(ModelList.of(models.list())));
+                var all = new java.util.ArrayList<>(models.list());
+                all.addAll(speech.list());
+                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(ModelList.of(all)));
+            }
+            case TRANSCRIPTIONS, TRANSLATIONS -> {
+                allow(method, path, "POST", response);
+                transcriptions.handle(request, response, ClientWatch.of(request), path.equals(TRANSLATIONS));
             }
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);

@@ -31,7 +31,7 @@ final class ChatCompletionsEndpoint {
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
-        try (ModelLease lease = models.admit(request.model())) {
+        try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
             int[] prompt = EngineRequests.tokenize(limit -> generator.chatPrompt(request.messages(), limit), generator,
                     "messages");

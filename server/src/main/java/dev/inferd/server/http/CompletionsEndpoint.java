@@ -39,7 +39,7 @@ final class CompletionsEndpoint {
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
-        try (ModelLease lease = models.admit(request.model())) {
+        try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {

@@ -13,6 +13,7 @@ import io.helidon.service.registry.ServiceRegistryConfig;
 import io.helidon.service.registry.ServiceRegistryManager;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
+import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.HttpRouting;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -64,11 +65,30 @@ public final class InferdServer implements AutoCloseable {
      */
     public static InferdServer start(String host, int port, ModelRegistry models, ServerOptions options) {
         if (models.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
+        return start(host, port, models, new SpeechModels(), options, null);
+    }
+
+    /** As {@link #start(String, int, ModelRegistry, ServerOptions)}, with speech-to-text models beside the chat models. */
+    public static InferdServer start(String host, int port, ModelRegistry models, SpeechModels speech, ServerOptions options) {
+        if (models.isEmpty() && speech.isEmpty()) throw new IllegalArgumentException("at least one model is needed");
+        return start(host, port, models, speech, options, null);
+    }
+
+    /**
+     * Starts listening with {@code front} ahead of the API's routes: a filter that sees every request first
+     * (the hosted gateway: keys, limits, metering, its own pages) and passes on the ones the API answers. The
+     * registries may be empty, to be filled while the server runs.
+     *
+     * @param front null for none
+     * @throws IllegalStateException when the port cannot be bound
+     */
+    public static InferdServer start(String host, int port, ModelRegistry models, SpeechModels speech,
+                                     ServerOptions options, Filter front) {
         requireFreePort(host, port);
         models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
         useExplicitServicesOnly();
         ServerMetrics metrics = new ServerMetrics();
-        ApiRouter router = new ApiRouter(models, metrics, options, systemFingerprint());
+        ApiRouter router = new ApiRouter(models, speech, metrics, options, systemFingerprint());
         ServerOptions.Limits limits = options.limits();
         WebServer server = WebServer.builder()
                 .host(host)
@@ -86,7 +106,7 @@ public final class InferdServer implements AutoCloseable {
                 .maxPayloadSize(limits.maxBodyBytes() + 1024 * 1024)
                 .directHandlers(errorsAsJson(limits.maxBodyBytes()))
                 .shutdownHook(false)
-                .routing(HttpRouting.builder().any(router))
+                .routing(routing(router, front))
                 .build()
                 .start();
         // Helidon logs a port it cannot bind and returns a server that is not running (port -1)
@@ -95,6 +115,12 @@ public final class InferdServer implements AutoCloseable {
             throw new IllegalStateException(PORT_UNAVAILABLE + " (another server on it?)");
         }
         return new InferdServer(server, metrics);
+    }
+
+    private static HttpRouting.Builder routing(ApiRouter router, Filter front) {
+        HttpRouting.Builder routing = HttpRouting.builder();
+        if (front != null) routing.addFilter(front);
+        return routing.any(router);
     }
 
     /**

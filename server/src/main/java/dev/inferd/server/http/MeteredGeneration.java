@@ -2,6 +2,7 @@ package dev.inferd.server.http;
 
 import dev.inferd.engine.generate.Generation;
 import dev.inferd.engine.generate.GenerationEvent;
+import dev.inferd.engine.generate.GenerationResult;
 import dev.inferd.server.metrics.ModelMeters;
 
 import java.util.concurrent.TimeUnit;
@@ -14,12 +15,15 @@ final class MeteredGeneration {
 
     private final Generation generation;
     private final ModelMeters meters;
+    private final RequestHook hook;
     private final long startNanos;
     private boolean sawText;
+    private boolean countsReported;
 
-    MeteredGeneration(Generation generation, ModelMeters meters, long startNanos) {
+    MeteredGeneration(Generation generation, ModelMeters meters, RequestHook hook, long startNanos) {
         this.generation = generation;
         this.meters = meters;
+        this.hook = hook;
         this.startNanos = startNanos;
     }
 
@@ -47,7 +51,17 @@ final class MeteredGeneration {
 
     /** Stops the engine and waits until it let go of the request. */
     void cancelAndAwait() {
+        if (!countsReported) hook.cancelled();
         generation.cancelAndAwait();
+        GenerationResult done = generation.result().getNow(null);
+        if (done != null) reportCounts(done);
+    }
+
+    /** The counts reach the hook on the request's thread, before its response is finished and recorded. */
+    private void reportCounts(GenerationResult result) {
+        if (countsReported) return;
+        countsReported = true;
+        hook.tokens(result.promptTokens(), result.completionTokens(), result.cachedPromptTokens());
     }
 
     private GenerationEvent seen(GenerationEvent event) {
@@ -55,6 +69,7 @@ final class MeteredGeneration {
             sawText = true;
             meters.firstToken(System.nanoTime() - startNanos);
         }
+        if (event instanceof GenerationEvent.End end) reportCounts(end.result());
         return event;
     }
 }

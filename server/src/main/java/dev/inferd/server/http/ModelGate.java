@@ -29,14 +29,15 @@ final class ModelGate {
     }
 
     /** A slot on {@code model}; the caller closes it when its response is done. */
-    ModelLease admit(String model) {
+    ModelLease admit(String model, RequestHook hook) {
+        hook.model(model);
         TextGenerator generator = models.get(model);
         Semaphore free = slots.computeIfAbsent(model, this::newSlots);
         if (!free.tryAcquire()) {
             throw ApiError.busy("The model `" + model + "` is serving its limit of " + maxInFlight
                     + " concurrent requests. Please retry shortly.", retryAfterSeconds);
         }
-        return new ModelLease(generator, metrics.model(model), free::release);
+        return new ModelLease(generator, metrics.model(model), hook, free::release);
     }
 
     private Semaphore newSlots(String model) {

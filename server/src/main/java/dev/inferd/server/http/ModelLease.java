@@ -13,12 +13,14 @@ final class ModelLease implements AutoCloseable {
 
     private final TextGenerator generator;
     private final ModelMeters meters;
+    private final RequestHook hook;
     private final Runnable release;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    ModelLease(TextGenerator generator, ModelMeters meters, Runnable release) {
+    ModelLease(TextGenerator generator, ModelMeters meters, RequestHook hook, Runnable release) {
         this.generator = generator;
         this.meters = meters;
+        this.hook = hook;
         this.release = release;
     }
 
@@ -36,7 +38,7 @@ final class ModelLease implements AutoCloseable {
         try {
             var generation = generator.submit(request);
             generation.result().thenAccept(result -> meters.finished(result, System.nanoTime() - started));
-            return new MeteredGeneration(generation, meters, started);
+            return new MeteredGeneration(generation, meters, hook, started);
         } catch (BusyException busy) {
             throw ApiError.busy("The engine is busy: " + busy.getMessage() + ". Please retry shortly.",
                     busy.retryAfterSeconds());

@@ -1,0 +1,122 @@
+package dev.inferd.app;
+
+import dev.inferd.server.cloud.CloudConfig;
+import dev.inferd.server.cloud.auth.Actor;
+import dev.inferd.server.cloud.auth.KeySpec;
+import dev.inferd.server.cloud.deploy.CloudDeployment;
+import dev.inferd.server.http.InferdServer;
+import dev.inferd.server.http.SpeechModels;
+import dev.inferd.server.http.ModelRegistry;
+import dev.inferd.server.http.ServerOptions;
+import dev.inferd.server.store.Database;
+import dev.inferd.server.store.RowIds;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * {@code inferd bench-gateway}: what the hosted gateway (key check, rate limit, usage record) adds to a request.
+ * The same cheap request, {@code GET /v1/models}, goes to a plain server and to a gateway in one process, in
+ * alternating rounds: latency percentiles one request at a time, then requests per second with several clients.
+ */
+@Command(name = "bench-gateway", mixinStandardHelpOptions = true,
+        description = "Measure the hosted gateway's cost per request against the plain server (GET /v1/models).")
+public final class BenchGatewayCommand implements Callable<Integer> {
+
+    @Option(names = "--database", paramLabel = "URL", description = "the gateway's database (default: a new SQLite file in a temporary folder)")
+    String database;
+
+    @Option(names = "--requests", defaultValue = "3000", description = "requests per round and server (default: ${DEFAULT-VALUE})")
+    int requests;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "alternating rounds (default: ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Option(names = "--clients", defaultValue = "8", description = "concurrent clients for the throughput part (default: ${DEFAULT-VALUE})")
+    int clients;
+
+    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+
+    @Override
+    public Integer call() throws Exception {
+        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        String url = database != null ? database : Database.sqliteUrl(Files.createTempDirectory("inferd-bench-gateway"));
+        var config = new CloudConfig(null, 1_000_000, null, java.util.Map.of());
+        try (Database db = Database.open(url);
+             InferdServer plain = InferdServer.start("127.0.0.1", 0, new ModelRegistry(), new SpeechModels(), ServerOptions.defaults(), null);
+             CloudDeployment cloud = CloudDeployment.start("127.0.0.1", 0, db, config, new ModelRegistry(), Clock.systemUTC())) {
+            var account = cloud.accounts().createAccount("bench-" + RowIds.next("b").substring(2, 10), Actor.cli());
+            String key = cloud.accounts().createKey(account.id(), KeySpec.named("bench"), Actor.cli()).secret();
+            var http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            var serve = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + plain.port() + "/v1/models")).GET().build();
+            var gateway = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cloud.port() + "/v1/models"))
+                    .header("Authorization", "Bearer " + key).GET().build();
+            System.out.printf("bench-gateway: database %s, %d rounds of %d requests each way, %d clients for throughput%n",
+                    db.describe(), rounds, requests, clients);
+            sequential(http, serve, requests); // warm-up
+            sequential(http, gateway, requests);
+            List<Long> serveNanos = new ArrayList<>();
+            List<Long> gatewayNanos = new ArrayList<>();
+            double serveRps = 0;
+            double gatewayRps = 0;
+            for (int r = 0; r < rounds; r++) {
+                serveNanos.addAll(sequential(http, serve, requests));
+                gatewayNanos.addAll(sequential(http, gateway, requests));
+                serveRps += throughput(http, serve, requests);
+                gatewayRps += throughput(http, gateway, requests);
+            }
+            print("serve  ", serveNanos, serveRps / rounds);
+            print("gateway", gatewayNanos, gatewayRps / rounds);
+            System.out.printf(Locale.ROOT, "added by the gateway: p50 %+.3f ms, p99 %+.3f ms; throughput %.0f%% of serve's%n",
+                    (percentile(gatewayNanos, 50) - percentile(serveNanos, 50)) / 1e6,
+                    (percentile(gatewayNanos, 99) - percentile(serveNanos, 99)) / 1e6, 100 * gatewayRps / serveRps);
+        }
+        return 0;
+    }
+
+    private static List<Long> sequential(HttpClient http, HttpRequest request, int n) throws Exception {
+        List<Long> nanos = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long start = System.nanoTime();
+            var response = http.send(request, HttpResponse.BodyHandlers.discarding());
+            nanos.add(System.nanoTime() - start);
+            if (response.statusCode() != 200) throw new IllegalStateException("status " + response.statusCode());
+        }
+        return nanos;
+    }
+
+    private double throughput(HttpClient http, HttpRequest request, int n) throws Exception {
+        try (var pool = Executors.newFixedThreadPool(clients)) {
+            long start = System.nanoTime();
+            List<Future<List<Long>>> done = new ArrayList<>();
+            for (int c = 0; c < clients; c++) done.add(pool.submit(() -> sequential(http, request, n / clients)));
+            for (var f : done) f.get();
+            return (double) (n / clients * clients) / ((System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /** Nearest rank. */
+    private static double percentile(List<Long> nanos, int p) {
+        long[] sorted = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.clamp(rank - 1, 0, sorted.length - 1)];
+    }
+
+    private static void print(String label, List<Long> nanos, double rps) {
+        System.out.printf(Locale.ROOT, "%s  p50 %.3f ms  p99 %.3f ms  %.0f requests/s with the clients%n", label,
+                percentile(nanos, 50) / 1e6, percentile(nanos, 99) / 1e6, rps);
+    }
+}

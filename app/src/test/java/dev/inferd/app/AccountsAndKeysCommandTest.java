@@ -1,0 +1,91 @@
+package dev.inferd.app;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code inferd accounts} and {@code inferd keys} against one SQLite file. */
+class AccountsAndKeysCommandTest {
+    @TempDir
+    Path dir;
+
+    record Run(int exit, String out, String err) {
+        List<String> lines() {
+            return out.lines().toList();
+        }
+    }
+
+    private Run run(String stdin, String... args) {
+        var out = new ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
+        PrintStream savedOut = System.out;
+        PrintStream savedErr = System.err;
+        InputStream savedIn = System.in;
+        System.setOut(new PrintStream(out, true, UTF_8));
+        System.setErr(new PrintStream(err, true, UTF_8));
+        System.setIn(new ByteArrayInputStream(stdin.getBytes(UTF_8)));
+        try {
+            String[] all = new String[args.length + 2];
+            System.arraycopy(args, 0, all, 0, args.length);
+            all[args.length] = "--database";
+            all[args.length + 1] = "jdbc:sqlite:" + dir.resolve("cloud.db");
+            int exit = new CommandLine(new Main()).execute(all);
+            return new Run(exit, out.toString(UTF_8), err.toString(UTF_8));
+        } finally {
+            System.setOut(savedOut);
+            System.setErr(savedErr);
+            System.setIn(savedIn);
+        }
+    }
+
+    @Test
+    void createsAnAccountAndAKeyWhoseSecretIsPrintedOnceOnItsOwnLine() {
+        assertThat(run("", "accounts", "create", "acme").exit()).isZero();
+        assertThat(run("", "accounts", "list").out()).contains("acme");
+
+        Run created = run("", "keys", "create", "--account", "acme", "--name", "ci", "--models", "m1,m2", "--expires", "2099-01-01");
+        assertThat(created.exit()).isZero();
+        List<String> secrets = created.lines().stream().filter(l -> l.startsWith("sk-")).toList();
+        assertThat(secrets).hasSize(1);
+        String secret = secrets.getFirst();
+        assertThat(secret).matches("sk-[A-Za-z0-9_-]{43}");
+
+        Run listed = run("", "keys", "list", "--account", "acme");
+        assertThat(listed.out()).contains("ci").contains(secret.substring(0, 9) + "...").contains("models=m1,m2")
+                .contains("2099-01-01").doesNotContain(secret);
+        String keyId = listed.lines().get(1).split("\\s+")[0];
+
+        Run rotated = run("", "keys", "rotate", "--account", "acme", keyId, "--grace", "PT0S");
+        assertThat(rotated.exit()).isZero();
+        assertThat(rotated.lines().stream().filter(l -> l.startsWith("sk-")).toList()).hasSize(1).doesNotContain(secret);
+        assertThat(run("", "keys", "revoke", "--account", "acme", keyId).exit()).isZero();
+        assertThat(run("", "keys", "list", "--account", "acme").out()).contains("revoked");
+        assertThat(run("", "keys", "usage", "--account", "acme").out()).contains("total");
+        assertThat(run("", "keys", "usage", "--account", "acme", "--csv").out()).startsWith("time,id,key_id");
+    }
+
+    @Test
+    void mistakesAreOneLineMessages() {
+        Run missing = run("", "keys", "create", "--account", "nobody");
+        assertThat(missing.exit()).isEqualTo(1);
+        assertThat(missing.err()).contains("no account nobody");
+        run("", "accounts", "create", "acme");
+        Run twice = run("", "accounts", "create", "acme");
+        assertThat(twice.exit()).isEqualTo(1);
+        assertThat(twice.err()).contains("exists already");
+        assertThat(run("short\n", "accounts", "add-user", "--account", "acme", "--email", "a@example.com").err())
+                .contains("at least 8 characters");
+        assertThat(run("long-enough-password\n", "accounts", "add-user", "--account", "acme", "--email", "a@example.com").exit())
+                .isZero();
+    }
+}

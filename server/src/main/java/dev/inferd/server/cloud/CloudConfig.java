@@ -1,0 +1,70 @@
+package dev.inferd.server.cloud;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.inferd.server.cloud.ratelimit.RateLimits;
+import dev.inferd.server.cloud.usage.Pricing;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The hosted deployment's settings, from an optional JSON file ({@code --config}):
+ *
+ * <pre>{@code
+ * {
+ *   "database": "jdbc:postgresql://db/inferd?user=inferd&password=...",
+ *   "rate_limit_rps": 60,
+ *   "operator_token": "a long random string for /admin/v1/",
+ *   "prices": { "llama-3.2-1b": { "prompt_per_million": "0.05", "completion_per_million": "0.10" } }
+ * }
+ * }</pre>
+ *
+ * Unknown fields are an error, so a misspelt setting is not silently ignored.
+ */
+public record CloudConfig(String database, Integer rateLimitRps, String operatorToken, Map<String, Price> prices) {
+
+    public record Price(@JsonProperty("prompt_per_million") BigDecimal promptPerMillion,
+                        @JsonProperty("completion_per_million") BigDecimal completionPerMillion) {
+    }
+
+    public CloudConfig {
+        prices = prices == null ? Map.of() : Map.copyOf(prices);
+        if (rateLimitRps != null && rateLimitRps < 1) throw new IllegalArgumentException("rate_limit_rps must be at least 1");
+    }
+
+    public static CloudConfig empty() {
+        return new CloudConfig(null, null, null, Map.of());
+    }
+
+    public static CloudConfig read(Path file) throws IOException {
+        var mapper = new ObjectMapper()
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+        return mapper.readValue(file.toFile(), CloudConfig.class);
+    }
+
+    public RateLimits rateLimits() {
+        return rateLimitRps == null ? RateLimits.defaults() : new RateLimits(rateLimitRps);
+    }
+
+    public Pricing pricing() {
+        Map<String, Pricing.TokenPrice> out = new LinkedHashMap<>();
+        prices.forEach((model, p) -> out.put(model, new Pricing.TokenPrice(
+                p.promptPerMillion() == null ? BigDecimal.ZERO : p.promptPerMillion(),
+                p.completionPerMillion() == null ? BigDecimal.ZERO : p.completionPerMillion())));
+        return new Pricing(out);
+    }
+
+    @Override
+    public String toString() {
+        return "CloudConfig[database=" + (database == null ? null : database.replaceAll("(?i)(password=)[^&]*", "$1***")) + ", rateLimitRps=" + rateLimitRps + ", operatorToken="
+                + (operatorToken == null ? "none" : "***") + ", prices=" + prices + "]";
+    }
+}

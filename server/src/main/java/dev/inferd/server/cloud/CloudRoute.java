@@ -1,0 +1,10 @@
+package dev.inferd.server.cloud;
+
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+/** A part of the hosted deployment that answers a whole path prefix itself ({@code /admin/}, {@code /dashboard}). */
+@FunctionalInterface
+public interface CloudRoute {
+    void handle(ServerRequest request, ServerResponse response);
+}

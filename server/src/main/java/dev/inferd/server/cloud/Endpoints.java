@@ -1,0 +1,17 @@
+package dev.inferd.server.cloud;
+
+/** The endpoint names that key scopes list: {@code chat.completions}, {@code completions}, {@code models}, ... */
+public final class Endpoints {
+
+    public static final String MODELS = "models";
+
+    private Endpoints() {
+    }
+
+    /** The endpoint a {@code /v1/...} path belongs to: its path after {@code /v1/}, with dots for slashes. */
+    public static String of(String path) {
+        String rest = path.startsWith("/v1/") ? path.substring(4) : path;
+        if (rest.equals(MODELS) || rest.startsWith(MODELS + "/")) return MODELS;
+        return rest.replace('/', '.');
+    }
+}

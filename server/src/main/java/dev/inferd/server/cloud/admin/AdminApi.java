@@ -1,0 +1,229 @@
+package dev.inferd.server.cloud.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.inferd.server.cloud.CloudHttp;
+import dev.inferd.server.cloud.CloudRoute;
+import dev.inferd.server.cloud.auth.Accounts;
+import dev.inferd.server.cloud.auth.Actor;
+import dev.inferd.server.cloud.auth.Authenticator;
+import dev.inferd.server.cloud.auth.KeySpec;
+import dev.inferd.server.cloud.usage.UsageCsv;
+import dev.inferd.server.cloud.usage.UsageReport;
+import dev.inferd.server.openai.ApiError;
+import dev.inferd.server.openai.WireJson;
+import dev.inferd.server.store.Account;
+import dev.inferd.server.store.ApiKey;
+import dev.inferd.server.store.Database;
+import dev.inferd.server.store.KeyScopes;
+import dev.inferd.server.store.UsageFilter;
+import dev.inferd.server.store.UsageStore;
+import io.helidon.http.HeaderNames;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+
+/**
+ * The operator's REST API under {@code /admin/v1/}, behind {@code Authorization: Bearer <operator token>}:
+ *
+ * <pre>
+ * GET  /admin/v1/accounts                          POST /admin/v1/accounts {"name"}
+ * POST /admin/v1/accounts/{account}/users          {"email", "password"}
+ * GET  /admin/v1/accounts/{account}/keys           POST /admin/v1/accounts/{account}/keys {"name", "models", "endpoints", "expires_at", "rate_limit_rps"}
+ * POST /admin/v1/accounts/{account}/keys/{key}/rotate {"grace_seconds"}
+ * POST /admin/v1/accounts/{account}/keys/{key}/revoke
+ * GET  /admin/v1/accounts/{account}/usage?key=&amp;model=&amp;from=&amp;to=&amp;format=csv
+ * GET  /admin/v1/accounts/{account}/audit
+ * </pre>
+ *
+ * {account} is an account's name or id. Without a configured operator token every call is a 403.
+ */
+public final class AdminApi implements CloudRoute {
+
+    private static final System.Logger LOG = System.getLogger(AdminApi.class.getName());
+    private static final String PREFIX = "/admin/v1/";
+    private static final int MAX_BODY = 64 * 1024;
+
+    private final Accounts accounts;
+    private final UsageStore usage;
+    private final byte[] operatorTokenHash;
+
+    /** @param operatorToken null to turn the API off */
+    public AdminApi(Database db, Accounts accounts, String operatorToken) {
+        this.accounts = accounts;
+        this.usage = new UsageStore(db);
+        this.operatorTokenHash = operatorToken == null || operatorToken.isBlank() ? null : sha256(operatorToken);
+    }
+
+    @Override
+    public void handle(ServerRequest request, ServerResponse response) {
+        try {
+            authorize(request);
+            route(request, response);
+        } catch (ApiError e) {
+            CloudHttp.sendError(response, e);
+        } catch (NoSuchElementException e) {
+            CloudHttp.sendError(response, new ApiError(404, ApiError.INVALID_REQUEST, e.getMessage(), null, "not_found"));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            CloudHttp.sendError(response, ApiError.invalid(null, e.getMessage()));
+        } catch (RuntimeException e) {
+            String requestId = CloudHttp.requestId();
+            LOG.log(System.Logger.Level.ERROR, "admin request " + requestId + " failed", e);
+            if (!response.isSent()) CloudHttp.sendError(response, ApiError.internal(requestId));
+        }
+    }
+
+    private void authorize(ServerRequest request) {
+        if (operatorTokenHash == null) {
+            throw Authenticator.forbidden("The admin API is off: start the server with an operator token "
+                    + "(operator_token in --config, or INFERD_OPERATOR_TOKEN).");
+        }
+        String header = request.headers().first(HeaderNames.AUTHORIZATION).orElse("");
+        String token = header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).strip() : "";
+        if (!MessageDigest.isEqual(sha256(token), operatorTokenHash)) {
+            throw new ApiError(401, Authenticator.AUTHENTICATION_ERROR, "A valid operator token is required.", null,
+                    "invalid_operator_token");
+        }
+    }
+
+    private void route(ServerRequest request, ServerResponse response) {
+        String path = request.path().path();
+        String method = request.prologue().method().text();
+        if (!path.startsWith(PREFIX)) throw ApiError.unknownUrl(method, path);
+        String[] parts = path.substring(PREFIX.length()).split("/");
+        Actor actor = new Actor("operator", CloudHttp.clientAddress(request));
+        if (!parts[0].equals("accounts")) throw ApiError.unknownUrl(method, path);
+        if (parts.length == 1) {
+            switch (method) {
+                case "GET" -> CloudHttp.sendJson(response, 200, Map.of("object", "list", "data", accounts.listAccounts()));
+                case "POST" -> CloudHttp.sendJson(response, 201,
+                        accounts.createAccount(text(body(request), "name", true), actor));
+                default -> throw ApiError.methodNotAllowed(method, path, "GET, POST");
+            }
+            return;
+        }
+        Account account = accounts.requireAccount(parts[1]);
+        String what = parts.length > 2 ? parts[2] : "";
+        switch (what) {
+            case "keys" -> keys(request, response, method, path, parts, account, actor);
+            case "users" -> {
+                require(method, path, "POST");
+                JsonNode body = body(request);
+                var user = accounts.addUser(account.id(), text(body, "email", true), text(body, "password", true), actor);
+                CloudHttp.sendJson(response, 201, Map.of("id", user.id(), "email", user.email(), "account_id", account.id()));
+            }
+            case "usage" -> {
+                require(method, path, "GET");
+                var q = request.query();
+                UsageFilter filter = UsageReport.filter(account.id(), CloudHttp.query(q, "key"), CloudHttp.query(q, "model"),
+                        CloudHttp.query(q, "from"), CloudHttp.query(q, "to"));
+                if ("csv".equals(CloudHttp.query(q, "format"))) {
+                    response.status(200);
+                    response.header(HeaderNames.CONTENT_TYPE, "text/csv; charset=utf-8");
+                    response.header(HeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"usage-" + account.name() + ".csv\"");
+                    response.send(UsageCsv.of(usage.list(filter, 100_000)).getBytes(StandardCharsets.UTF_8));
+                } else {
+                    CloudHttp.sendJson(response, 200, Map.of("object", "usage", "account_id", account.id(),
+                            "totals", UsageReport.of(usage.totals(filter)), "daily", UsageReport.Day.of(usage.daily(filter))));
+                }
+            }
+            case "audit" -> {
+                require(method, path, "GET");
+                CloudHttp.sendJson(response, 200, Map.of("object", "list", "data", accounts.audit(account.id(), 500)));
+            }
+            default -> throw ApiError.unknownUrl(method, path);
+        }
+    }
+
+    private void keys(ServerRequest request, ServerResponse response, String method, String path, String[] parts,
+                      Account account, Actor actor) {
+        if (parts.length == 3) {
+            switch (method) {
+                case "GET" -> CloudHttp.sendJson(response, 200, Map.of("object", "list", "data", accounts.listKeys(account.id())));
+                case "POST" -> {
+                    var issued = accounts.createKey(account.id(), spec(body(request)), actor);
+                    CloudHttp.sendJson(response, 201, Map.of("key", issued.key(), "secret", issued.secret()));
+                }
+                default -> throw ApiError.methodNotAllowed(method, path, "GET, POST");
+            }
+            return;
+        }
+        String keyId = parts[3];
+        String action = parts.length > 4 ? parts[4] : "";
+        switch (action) {
+            case "" -> {
+                require(method, path, "GET");
+                CloudHttp.sendJson(response, 200, accounts.key(account.id(), keyId));
+            }
+            case "rotate" -> {
+                require(method, path, "POST");
+                JsonNode body = body(request);
+                long grace = body.path("grace_seconds").asLong(0);
+                var issued = accounts.rotateKey(account.id(), keyId, Duration.ofSeconds(grace), actor);
+                CloudHttp.sendJson(response, 200, Map.of("key", issued.key(), "secret", issued.secret()));
+            }
+            case "revoke" -> {
+                require(method, path, "POST");
+                CloudHttp.sendJson(response, 200, accounts.revokeKey(account.id(), keyId, actor));
+            }
+            default -> throw ApiError.unknownUrl(method, path);
+        }
+    }
+
+    /** A key's settings from a JSON body: name, models, endpoints, expires_at (epoch ms or ISO), rate_limit_rps. */
+    static KeySpec spec(JsonNode body) {
+        return new KeySpec(text(body, "name", true), new KeyScopes(strings(body, "models"), strings(body, "endpoints")),
+                UsageReport.parseTime(text(body, "expires_at", false)),
+                body.hasNonNull("rate_limit_rps") ? body.get("rate_limit_rps").asInt() : null);
+    }
+
+    private static List<String> strings(JsonNode body, String field) {
+        JsonNode node = body.path(field);
+        if (node.isMissingNode() || node.isNull()) return List.of();
+        if (!node.isArray()) throw ApiError.invalidType(field, "an array of strings", node.getNodeType().toString().toLowerCase());
+        List<String> out = new ArrayList<>();
+        node.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    private static String text(JsonNode body, String field, boolean required) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            if (required) throw ApiError.missing(field);
+            return null;
+        }
+        return node.asText();
+    }
+
+    private static JsonNode body(ServerRequest request) {
+        if (!request.content().hasEntity()) return WireJson.parse("{}".getBytes(StandardCharsets.UTF_8));
+        try (InputStream in = request.content().inputStream()) {
+            byte[] bytes = in.readNBytes(MAX_BODY + 1);
+            if (bytes.length > MAX_BODY) throw ApiError.payloadTooLarge(MAX_BODY);
+            return WireJson.parse(bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void require(String method, String path, String allowed) {
+        if (!allowed.equals(method)) throw ApiError.methodNotAllowed(method, path, allowed);
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package dev.inferd.server.http;
+
+import dev.inferd.server.openai.ApiError;
+import dev.inferd.server.openai.MultipartForm;
+import dev.inferd.speech.audio.AudioDecoder;
+import dev.inferd.speech.audio.Audio;
+import dev.inferd.speech.audio.InvalidAudioException;
+import dev.inferd.speech.format.ResponseFormat;
+import dev.inferd.speech.format.TranscriptFormatter;
+import dev.inferd.speech.whisper.Languages;
+import dev.inferd.speech.whisper.TranscriptionOptions;
+import io.helidon.http.HeaderNames;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+
+/**
+ * {@code POST /v1/audio/transcriptions} and {@code /v1/audio/translations}: a multipart upload of at
+ * most 25 MB (413 from the Content-Length alone, or as soon as more arrives), decoded whatever its
+ * container, transcribed by a served Whisper and written in the requested format.
+ */
+final class TranscriptionsEndpoint {
+    /** OpenAI's limit: 25 MiB. */
+    static final long MAX_UPLOAD_BYTES = 25L * 1024 * 1024;
+
+    private final ModelRegistry chatModels;
+    private final SpeechModels speechModels;
+    private final AudioDecoder decoder = new AudioDecoder();
+
+    TranscriptionsEndpoint(ModelRegistry chatModels, SpeechModels speechModels) {
+        this.chatModels = chatModels;
+        this.speechModels = speechModels;
+    }
+
+    void handle(ServerRequest request, ServerResponse response, ClientWatch watch, boolean translate) throws InterruptedException {
+        String boundary = MultipartForm.boundary(request.headers().contentType().map(t -> t.text()).orElse(null));
+        var form = MultipartForm.parse(readBody(request), boundary);
+
+        String model = form.text("model").map(String::strip).filter(s -> !s.isEmpty()).orElseThrow(() -> ApiError.missing("model"));
+        var file = form.part("file").orElseThrow(() -> ApiError.missing("file"));
+        if (speechModels.get(model).isEmpty()) {
+            if (isChatModel(model)) {
+                throw ApiError.invalid("model", "The model `" + model + "` is a chat model, not a speech-to-text model.");
+            }
+            throw ApiError.modelNotFound(model);
+        }
+        RequestHook hook = RequestHook.of(request);
+        hook.model(model);
+        ResponseFormat format = form.text("response_format").map(String::strip).filter(s -> !s.isEmpty())
+                .map(f -> ResponseFormat.parse(f).orElseThrow(() -> ApiError.invalid("response_format",
+                        "Invalid value for 'response_format': '" + f + "'. Supported values are: " + ResponseFormat.known() + ".")))
+                .orElse(ResponseFormat.JSON);
+        float temperature = form.text("temperature").map(String::strip).filter(s -> !s.isEmpty()).map(TranscriptionsEndpoint::temperature).orElse(0f);
+        String language = translate ? null : form.text("language").map(String::strip).filter(s -> !s.isEmpty()).orElse(null);
+        if (language != null && Languages.byCode(language).isEmpty()) {
+            throw ApiError.invalid("language", "Invalid value for 'language': '" + language + "' is not a supported ISO-639-1 language code.");
+        }
+        List<String> granularities = form.texts("timestamp_granularities");
+        for (String g : granularities) {
+            if (!g.equals("segment") && !g.equals("word")) {
+                throw ApiError.invalid("timestamp_granularities", "Invalid value for 'timestamp_granularities': '" + g + "'. Supported values are: word, segment.");
+            }
+            if (g.equals("word")) {
+                throw ApiError.unsupported("timestamp_granularities", "Word timestamps are not supported by this server yet.");
+            }
+        }
+        String prompt = form.text("prompt").orElse(null);
+
+        float[] samples;
+        try {
+            samples = decoder.decode(file.content()).samples();
+        } catch (InvalidAudioException e) {
+            throw ApiError.invalid("file", e.getMessage());
+        }
+        hook.audio((samples.length * 1000L + Audio.SAMPLE_RATE - 1) / Audio.SAMPLE_RATE); // billed by the second, rounded up
+        var options = new TranscriptionOptions(language, translate, prompt, temperature, temperature == 0, true, true, 0);
+        var transcript = speechModels.withTurn(model, () -> {
+            var whisper = speechModels.get(model).orElseThrow(() -> ApiError.modelNotFound(model));
+            try {
+                return whisper.newTranscriber().transcribe(samples, options, watch::isGone);
+            } catch (CancellationException e) {
+                throw new ClientGoneException(e);
+            }
+        });
+        var task = translate ? TranscriptFormatter.Task.TRANSLATE : TranscriptFormatter.Task.TRANSCRIBE;
+        var out = TranscriptFormatter.format(transcript, format, task);
+        response.status(200);
+        response.header(HeaderNames.CONTENT_TYPE, out.contentType());
+        response.send(out.body().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private boolean isChatModel(String id) {
+        return chatModels.list().stream().anyMatch(m -> m.id().equals(id));
+    }
+
+    private static float temperature(String text) {
+        float t;
+        try {
+            t = Float.parseFloat(text);
+        } catch (NumberFormatException e) {
+            throw ApiError.invalidType("temperature", "a number", "'" + text + "'");
+        }
+        if (!(t >= 0 && t <= 1)) throw ApiError.invalid("temperature", "Invalid value for 'temperature': " + text + " is not between 0 and 1.");
+        return t;
+    }
+
+    /** The body, refused with 413 once it is known to be larger than the limit, before it is all read. */
+    private static byte[] readBody(ServerRequest request) {
+        long declared = request.headers().contentLength().orElse(-1);
+        if (declared > MAX_UPLOAD_BYTES) throw ApiError.payloadTooLarge(MAX_UPLOAD_BYTES);
+        if (!request.content().hasEntity()) throw ApiError.missing("file");
+        try (InputStream in = request.content().inputStream()) {
+            byte[] body = in.readNBytes((int) MAX_UPLOAD_BYTES + 1);
+            if (body.length > MAX_UPLOAD_BYTES) throw ApiError.payloadTooLarge(MAX_UPLOAD_BYTES);
+            return body;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

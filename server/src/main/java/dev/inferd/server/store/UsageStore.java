@@ -1,0 +1,100 @@
+package dev.inferd.server.store;
+
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The usage_records table. Each insert commits on its own, so a request's record survives a crash right after
+ * it. Costs are exact decimal strings, added up here in {@link BigDecimal} (grouped by cost first, so a sum reads
+ * one row per distinct price rather than one per request).
+ */
+public final class UsageStore {
+    private static final long DAY_MILLIS = 86_400_000L;
+
+    private final Database db;
+
+    public UsageStore(Database db) {
+        this.db = db;
+    }
+
+    public void insert(UsageRecord r) {
+        db.update("INSERT INTO usage_records (id, account_id, key_id, model, endpoint, prompt_tokens, completion_tokens,"
+                        + " cached_tokens, audio_millis, status, latency_ms, cost_usd, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                r.id(), r.accountId(), r.keyId(), Database.nullableText(r.model()), r.endpoint(), r.promptTokens(),
+                r.completionTokens(), r.cachedTokens(), r.audioMillis(), r.status(), r.latencyMillis(),
+                r.costUsd().toPlainString(), r.at());
+    }
+
+    /** The records, newest first. */
+    public List<UsageRecord> list(UsageFilter filter, int limit) {
+        var where = where(filter);
+        List<Object> params = new ArrayList<>(where.params());
+        params.add(limit);
+        return db.query("SELECT * FROM usage_records" + where.sql() + " ORDER BY at DESC, id DESC LIMIT ?",
+                UsageStore::row, params.toArray());
+    }
+
+    public UsageTotals totals(UsageFilter filter) {
+        var where = where(filter);
+        return db.query("SELECT " + SUMS + ", cost_usd FROM usage_records" + where.sql() + " GROUP BY cost_usd",
+                        r -> sums(r, 0), where.params().toArray())
+                .stream().reduce(UsageTotals.NONE, UsageTotals::plus);
+    }
+
+    /** Totals per UTC day, oldest first; days without requests are left out. */
+    public List<UsageTotals> daily(UsageFilter filter) {
+        var where = where(filter);
+        Map<Long, UsageTotals> days = new TreeMap<>();
+        db.query("SELECT " + SUMS + ", cost_usd, at / " + DAY_MILLIS + " AS day_index FROM usage_records" + where.sql()
+                        + " GROUP BY at / " + DAY_MILLIS + ", cost_usd",
+                r -> sums(r, r.getLong("day_index") * DAY_MILLIS), where.params().toArray())
+                .forEach(t -> days.merge(t.day(), t, UsageTotals::plus));
+        return List.copyOf(days.values());
+    }
+
+    private static final String SUMS = "COUNT(*) AS requests, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion,"
+            + " SUM(cached_tokens) AS cached, SUM(audio_millis) AS audio";
+
+    private static UsageTotals sums(ResultSet r, long day) throws SQLException {
+        long requests = r.getLong("requests");
+        return new UsageTotals(day, requests, r.getLong("prompt"), r.getLong("completion"), r.getLong("cached"),
+                r.getLong("audio"), new BigDecimal(r.getString("cost_usd")).multiply(BigDecimal.valueOf(requests)));
+    }
+
+    private record Where(String sql, List<Object> params) {
+    }
+
+    private static Where where(UsageFilter f) {
+        var sql = new StringBuilder(" WHERE account_id = ?");
+        List<Object> params = new ArrayList<>(List.of(f.accountId()));
+        if (f.keyId() != null) {
+            sql.append(" AND key_id = ?");
+            params.add(f.keyId());
+        }
+        if (f.model() != null) {
+            sql.append(" AND model = ?");
+            params.add(f.model());
+        }
+        if (f.from() != null) {
+            sql.append(" AND at >= ?");
+            params.add(f.from());
+        }
+        if (f.to() != null) {
+            sql.append(" AND at < ?");
+            params.add(f.to());
+        }
+        return new Where(sql.toString(), params);
+    }
+
+    static UsageRecord row(ResultSet r) throws SQLException {
+        return new UsageRecord(r.getString("id"), r.getString("account_id"), r.getString("key_id"), r.getString("model"),
+                r.getString("endpoint"), r.getInt("prompt_tokens"), r.getInt("completion_tokens"),
+                r.getInt("cached_tokens"), r.getLong("audio_millis"), r.getInt("status"), r.getLong("latency_ms"),
+                new BigDecimal(r.getString("cost_usd")), r.getLong("at"));
+    }
+}

@@ -1,0 +1,188 @@
+package dev.inferd.server.cloud;
+
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import dev.inferd.server.cloud.auth.Actor;
+import dev.inferd.server.cloud.deploy.CloudDeployment;
+import dev.inferd.server.http.ModelRegistry;
+import dev.inferd.server.store.Account;
+import dev.inferd.server.store.Database;
+import dev.inferd.server.store.TestDatabases;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Cookie;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The dashboard in a real headless chromium: sign in, create a key (secret shown once), call the API with it,
+ * see its usage and chart, rotate and revoke it, read the audit log; sessions in HttpOnly SameSite cookies, forms
+ * refused without their CSRF token, another account's keys out of reach, sign-in attempts limited.
+ * {@code scripts/test-browser.sh} installs chromium and its driver; without them the test is skipped.
+ */
+@Tag("slow")
+class DashboardBrowserTest {
+
+    private static final String PASSWORD = "correct horse battery";
+    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    private static final java.util.logging.Logger SELENIUM_LOG = java.util.logging.Logger.getLogger("org.openqa.selenium");
+
+    static {
+        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        SELENIUM_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
+
+    private static Database db;
+    private static CloudDeployment cloud;
+    private static WebDriver browser;
+    private static Account alpha;
+
+    @BeforeAll
+    static void start() throws Exception {
+        List<String> paths = installBrowser();
+        db = TestDatabases.open(TestDatabases.SQLITE);
+        var registry = new ModelRegistry();
+        registry.ready("chat-model", new EchoModel("chat-model"));
+        cloud = CloudDeployment.start("127.0.0.1", 0, db, CloudConfig.empty(), registry, Clock.systemUTC());
+        var actor = new Actor("test", "junit");
+        alpha = cloud.accounts().createAccount("alpha", actor);
+        var beta = cloud.accounts().createAccount("beta", actor);
+        cloud.accounts().addUser(alpha.id(), "ana@alpha.example", PASSWORD, actor);
+        cloud.accounts().addUser(beta.id(), "bo@beta.example", PASSWORD, actor);
+
+        var options = new ChromeOptions();
+        options.setBinary(paths.get(0));
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu");
+        var service = new ChromeDriverService.Builder().usingDriverExecutable(new File(paths.get(1))).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) browser.quit();
+        if (cloud != null) cloud.close();
+        if (db != null) db.close();
+    }
+
+    /** Runs the project's install script; skips the test, saying why, when it cannot provide a browser. */
+    private static List<String> installBrowser() throws Exception {
+        Path script = Path.of("..", "scripts", "test-browser.sh").toAbsolutePath().normalize();
+        Assumptions.assumeTrue(Files.exists(script), "no " + script);
+        Process p = new ProcessBuilder("bash", script.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        boolean done = p.waitFor(10, TimeUnit.MINUTES);
+        Assumptions.assumeTrue(done && p.exitValue() == 0,
+                "skipped: no headless chromium and chromedriver (scripts/test-browser.sh could not install them)");
+        List<String> paths = out.lines().filter(l -> !l.isBlank()).toList();
+        Assumptions.assumeTrue(paths.size() == 2, "scripts/test-browser.sh printed " + out);
+        return paths;
+    }
+
+    private static String url(String path) {
+        return "http://127.0.0.1:" + cloud.port() + path;
+    }
+
+    private static void signIn(String email, String password) {
+        browser.manage().deleteAllCookies();
+        browser.get(url("/dashboard"));
+        assertThat(browser.getCurrentUrl()).endsWith("/dashboard/login");
+        browser.findElement(By.id("email")).sendKeys(email);
+        browser.findElement(By.id("password")).sendKeys(password);
+        browser.findElement(By.id("sign-in")).click();
+    }
+
+    private static WebElement row(String keyName) {
+        return browser.findElements(By.cssSelector("#keys tr[data-key]")).stream()
+                .filter(r -> r.findElement(By.className("name")).getText().equals(keyName)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aUserManagesKeysAndSeesTheirUsage() throws Exception {
+        signIn("ana@alpha.example", "wrong password");
+        assertThat(browser.findElement(By.id("error")).getText()).contains("Wrong e-mail or password");
+        signIn("ana@alpha.example", PASSWORD);
+        assertThat(browser.getCurrentUrl()).endsWith("/dashboard/settings/api-keys");
+        assertThat(browser.findElement(By.id("who")).getText()).isEqualTo("ana@alpha.example");
+
+        Cookie session = browser.manage().getCookieNamed("inferd_session");
+        assertThat(session.isHttpOnly()).isTrue();
+        assertThat(session.getSameSite()).isEqualTo("Strict");
+
+        browser.findElement(By.id("key-name")).sendKeys("browser-key");
+        browser.findElement(By.id("create-key")).click();
+        String secret = browser.findElement(By.id("secret")).getText();
+        assertThat(secret).matches("sk-[A-Za-z0-9_-]{43}");
+        assertThat(browser.findElement(By.id("copy")).isDisplayed()).isTrue();
+        browser.get(url("/dashboard/settings/api-keys"));
+        assertThat(browser.findElements(By.id("secret"))).isEmpty(); // shown once
+        assertThat(browser.getPageSource()).doesNotContain(secret);
+
+        var client = OpenAIOkHttpClient.builder().baseUrl(url("/v1")).apiKey(secret).maxRetries(0).build();
+        try {
+            client.chat().completions().create(ChatCompletionCreateParams.builder().model("chat-model")
+                    .addUserMessage("Tell me a story").build());
+        } finally {
+            client.close();
+        }
+        row("browser-key").findElement(By.linkText("Usage")).click();
+        assertThat(browser.findElement(By.cssSelector("#totals .requests")).getText()).isEqualTo("1");
+        assertThat(browser.findElement(By.cssSelector("#totals .prompt")).getText()).isEqualTo("6");
+        assertThat(browser.findElement(By.cssSelector("#totals .completion")).getText()).isEqualTo("3");
+        assertThat(browser.findElements(By.cssSelector("#chart rect.bar"))).hasSize(1);
+        String usagePage = browser.getCurrentUrl();
+
+        browser.get(url("/dashboard/settings/api-keys"));
+        row("browser-key").findElement(By.cssSelector("form.rotate button")).click();
+        String rotated = browser.findElement(By.id("secret")).getText();
+        assertThat(rotated).startsWith("sk-").isNotEqualTo(secret);
+        row("browser-key").findElement(By.cssSelector("form.revoke button")).click();
+        assertThat(row("browser-key").findElement(By.className("state")).getText()).isEqualTo("revoked");
+        String audit = browser.findElement(By.id("audit")).getText();
+        assertThat(audit).contains("key.create").contains("key.rotate").contains("key.revoke").contains("ana@alpha.example");
+
+        // a form without its CSRF token is refused, even with the session cookie
+        var http = HttpClient.newHttpClient();
+        String keyId = row("browser-key").getAttribute("data-key");
+        var forged = http.send(HttpRequest.newBuilder(URI.create(url("/dashboard/settings/api-keys/" + keyId + "/rotate")))
+                .header("Cookie", "inferd_session=" + session.getValue())
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("grace_hours=0")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(forged.statusCode()).isEqualTo(403);
+
+        // another account's user sees none of it
+        signIn("bo@beta.example", PASSWORD);
+        assertThat(browser.findElements(By.cssSelector("#keys tr[data-key]"))).isEmpty();
+        assertThat(browser.getPageSource()).doesNotContain("browser-key").doesNotContain(keyId);
+        browser.get(usagePage);
+        assertThat(browser.getPageSource()).contains("Not found").doesNotContain("browser-key");
+    }
+
+    @Test
+    void signInAttemptsAreLimited() {
+        for (int i = 0; i < 5; i++) signIn("nobody@alpha.example", "wrong password " + i);
+        assertThat(browser.findElement(By.id("error")).getText()).contains("Wrong e-mail or password");
+        signIn("nobody@alpha.example", "wrong password again");
+        assertThat(browser.findElement(By.id("error")).getText()).contains("Too many sign-in attempts");
+    }
+}

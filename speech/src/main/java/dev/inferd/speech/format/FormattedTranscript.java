@@ -1,0 +1,5 @@
+package dev.inferd.speech.format;
+
+/** A response body and its content type. */
+public record FormattedTranscript(String contentType, String body) {
+}

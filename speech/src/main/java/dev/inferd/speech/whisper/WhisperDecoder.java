@@ -1,0 +1,125 @@
+package dev.inferd.speech.whisper;
+
+import java.util.Arrays;
+
+/**
+ * Whisper's text decoder with its caches: the self-attention keys and values of the tokens so far
+ * and the cross-attention keys and values of the current window's audio, computed once per window.
+ * {@link #decode} takes the next tokens (the prompt at once, then one at a time) and gives the
+ * logits after the last of them. Buffers are made once per decoder.
+ */
+final class WhisperDecoder {
+    private final Layers w;
+    private final int d, heads, dh, textCtx, audioCtx, vocab;
+    private final float[][] selfK, selfV, crossK, crossV;
+    private final float[] x, norm, q, k, v, attn, proj, up, scores, logits;
+    private int length;
+
+    WhisperDecoder(Layers w) {
+        this.w = w;
+        var h = w.hparams();
+        d = h.nTextState();
+        heads = h.nTextHead();
+        dh = d / heads;
+        textCtx = h.nTextCtx();
+        audioCtx = h.nAudioCtx();
+        vocab = h.nVocab();
+        int layers = h.nTextLayer();
+        selfK = new float[layers][textCtx * d];
+        selfV = new float[layers][textCtx * d];
+        crossK = new float[layers][audioCtx * d];
+        crossV = new float[layers][audioCtx * d];
+        x = new float[textCtx * d];
+        norm = new float[Math.max(textCtx, audioCtx) * d];
+        q = new float[textCtx * d];
+        k = new float[textCtx * d];
+        v = new float[textCtx * d];
+        attn = new float[textCtx * d];
+        proj = new float[textCtx * d];
+        up = new float[textCtx * 4 * d];
+        scores = new float[Math.max(textCtx, audioCtx)];
+        logits = new float[vocab];
+    }
+
+    int contextLength() { return textCtx; }
+
+    /** Tokens decoded since the last {@link #reset}. */
+    int length() { return length; }
+
+    /** Sets the audio the decoder attends to: the encoder's {@code audioCtx x width} states. */
+    void setAudio(float[] audio) {
+        for (int l = 0; l < w.decoder().length; l++) {
+            var cross = w.decoder()[l].cross();
+            Ops.linear(cross.key(), audio, audioCtx, crossK[l]);
+            Ops.linear(cross.value(), audio, audioCtx, crossV[l]);
+        }
+        reset();
+    }
+
+    /** Forgets the tokens so far (the audio stays). */
+    void reset() {
+        length = 0;
+    }
+
+    /** Runs the first {@code count} of {@code tokens} at the next positions; returns the logits after the last (a buffer the next call reuses). */
+    float[] decode(int[] tokens, int count) {
+        if (length + count > textCtx) throw new IllegalStateException("the decoder holds " + textCtx + " tokens");
+        for (int i = 0; i < count; i++) {
+            w.tokenEmbedding().dequantizeRow(tokens[i], x, i * d);
+            int pos = (length + i) * d;
+            for (int c = 0; c < d; c++) x[i * d + c] += w.decoderPositions()[pos + c];
+        }
+        float scale = (float) (1 / Math.sqrt(dh));
+        for (int l = 0; l < w.decoder().length; l++) {
+            Layers.Block b = w.decoder()[l];
+            // self-attention over the cache and the new tokens, causal
+            Ops.layerNorm(x, count, d, b.attnNorm(), norm);
+            Ops.linear(b.attn().query(), norm, count, q);
+            Ops.linear(b.attn().key(), norm, count, k);
+            Ops.linear(b.attn().value(), norm, count, v);
+            System.arraycopy(k, 0, selfK[l], length * d, count * d);
+            System.arraycopy(v, 0, selfV[l], length * d, count * d);
+            for (int i = 0; i < count; i++) attend(q, i, selfK[l], selfV[l], length + i + 1, scale);
+            Ops.linear(b.attn().out(), attn, count, proj);
+            Ops.add(x, proj, count * d);
+            // cross-attention over the audio
+            Ops.layerNorm(x, count, d, b.crossNorm(), norm);
+            Ops.linear(b.cross().query(), norm, count, q);
+            for (int i = 0; i < count; i++) attend(q, i, crossK[l], crossV[l], audioCtx, scale);
+            Ops.linear(b.cross().out(), attn, count, proj);
+            Ops.add(x, proj, count * d);
+            // MLP
+            Ops.layerNorm(x, count, d, b.mlpNorm(), norm);
+            Ops.linear(b.mlpUp(), norm, count, up);
+            Ops.gelu(up, count * 4 * d);
+            Ops.linear(b.mlpDown(), up, count, proj);
+            Ops.add(x, proj, count * d);
+        }
+        length += count;
+        Ops.layerNorm(x, count, d, w.decoderNorm(), norm);
+        float[] last = Arrays.copyOfRange(norm, (count - 1) * d, count * d);
+        w.tokenEmbedding().multiply(last, 1, logits);
+        return logits;
+    }
+
+    /** Query row {@code i} of {@code q} over the first {@code n} keys and values, every head, into row {@code i} of {@code attn}. */
+    private void attend(float[] q, int i, float[] keys, float[] values, int n, float scale) {
+        for (int h = 0; h < heads; h++) {
+            int qo = i * d + h * dh;
+            for (int j = 0; j < n; j++) {
+                int ko = j * d + h * dh;
+                float s = 0;
+                for (int c = 0; c < dh; c++) s += q[qo + c] * keys[ko + c];
+                scores[j] = s;
+            }
+            Ops.softmax(scores, 0, n, scale);
+            int oo = i * d + h * dh;
+            Arrays.fill(attn, oo, oo + dh, 0);
+            for (int j = 0; j < n; j++) {
+                float p = scores[j];
+                int vo = j * d + h * dh;
+                for (int c = 0; c < dh; c++) attn[oo + c] += p * values[vo + c];
+            }
+        }
+    }
+}
