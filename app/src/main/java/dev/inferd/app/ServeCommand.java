@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -73,6 +74,27 @@ public final class ServeCommand implements Callable<Integer> {
             description = "requests that may wait per model before the server answers 429 (default: 64)")
     int maxQueued;
 
+    @Option(names = "--max-body", defaultValue = "4m", paramLabel = "SIZE",
+            description = "largest JSON request body (chat, completions), e.g. 4m or 512k; larger ones are a 413 (default: ${DEFAULT-VALUE})")
+    String maxBody;
+
+    @Option(names = "--read-timeout", defaultValue = "30", paramLabel = "SECONDS",
+            description = "longest wait for the next bytes of a request's headers or body (default: ${DEFAULT-VALUE})")
+    int readTimeoutSeconds;
+
+    @Option(names = "--idle-timeout", defaultValue = "60", paramLabel = "SECONDS",
+            description = "how long a keep-alive connection may sit idle between requests (default: ${DEFAULT-VALUE})")
+    int idleTimeoutSeconds;
+
+    @Option(names = "--write-timeout", defaultValue = "30", paramLabel = "SECONDS",
+            description = "how long a write to a client that stopped reading may block before its generation is "
+                    + "cancelled and its slot freed (default: ${DEFAULT-VALUE})")
+    int writeTimeoutSeconds;
+
+    @Option(names = "--max-connections", defaultValue = "1024", paramLabel = "N",
+            description = "open connections at once (default: ${DEFAULT-VALUE})")
+    int maxConnections;
+
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
@@ -93,7 +115,17 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("inferd: --threads, --ctx, --parallel, --max-queued and --port must be positive (--port at most 65535)");
             return 2;
         }
+        ServerOptions options;
+        try {
+            options = ServerOptions.defaults().withLimits(new ServerOptions.Limits(ByteSize.parse(maxBody),
+                    Duration.ofSeconds(readTimeoutSeconds), Duration.ofSeconds(idleTimeoutSeconds),
+                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections));
+        } catch (IllegalArgumentException e) {
+            System.err.println("inferd: --max-body, the timeouts and --max-connections: " + e.getMessage());
+            return 2;
+        }
         HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        AccessLogOutput.install();
 
         // Downloads (with progress) happen before the port opens. Loading (mapping the file, building the
         // tokenizer: about half a second) runs beside the HTTP server's start-up, which takes longer, so a
@@ -126,7 +158,7 @@ public final class ServeCommand implements Callable<Integer> {
 
         String failure;
         try {
-            running.started(InferdServer.start(host, port, registry, speech, ServerOptions.defaults()));
+            running.started(InferdServer.start(host, port, registry, speech, options));
             failure = loading.get();
         } catch (RuntimeException e) {
             failure = "inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage();
@@ -151,6 +183,7 @@ public final class ServeCommand implements Callable<Integer> {
         String shownHost = host.contains(":") ? "[" + host + "]" : host;
         System.out.printf("inferd: serving on http://%s:%d/v1 (OpenAI base URL; no API key needed). Ctrl-C stops.%n",
                 shownHost, server.port());
+        System.out.println(MemoryBudget.describe(options, resolved.size()));
         System.out.flush();
         try {
             running.stopped.await();

@@ -57,6 +57,11 @@ public final class ChatPrompt {
         return withoutDoubleBos(tokenizer.encode(render(messages), true, true));
     }
 
+    /** As {@link #tokens}, refusing early a conversation of more than {@code maxTokens} tokens (one more for a doubled BOS). */
+    public int[] tokens(List<ChatMessage> messages, int maxTokens) {
+        return withoutDoubleBos(tokenizer.encode(render(messages), true, true, maxTokens + 1));
+    }
+
     /** Templates that write {@code bos_token} themselves would otherwise get a second BOS from the tokenizer. */
     private int[] withoutDoubleBos(int[] tokens) {
         int bos = tokenizer.bos();

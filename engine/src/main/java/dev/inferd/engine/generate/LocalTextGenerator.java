@@ -219,6 +219,25 @@ public final class LocalTextGenerator implements TextGenerator {
     }
 
     @Override
+    public int vocabularySize() {
+        return model.config().vocabSize();
+    }
+
+    @Override
+    public int[] chatPrompt(List<ChatMessage> messages, int maxTokens) {
+        int[] tokens = chatPrompt.tokens(messages, maxTokens);
+        if (tokens.length > maxTokens) {
+            throw new dev.inferd.engine.tokenizer.TooManyTokensException(tokens.length, maxTokens);
+        }
+        return tokens;
+    }
+
+    @Override
+    public int[] textPrompt(String prompt, int maxTokens) {
+        return tokenizer.encode(prompt, true, true, maxTokens);
+    }
+
+    @Override
     public int[] textPrompt(String prompt) {
         return tokenizer.encode(prompt, true, true);
     }

@@ -10,11 +10,38 @@ public interface TextGenerator extends AutoCloseable {
 
     ModelDescription description();
 
+    /** The number of token ids the model knows; ids from 0 to this, exclusive, are valid in {@code logit_bias}. */
+    default int vocabularySize() {
+        return Integer.MAX_VALUE;
+    }
+
     /** The conversation rendered with the model's chat template (generation prompt added) and tokenized. */
     int[] chatPrompt(List<ChatMessage> messages);
 
     /** A raw text prompt tokenized as a legacy completion prompt (BOS added where the model wants it). */
     int[] textPrompt(String prompt);
+
+    /**
+     * As {@link #chatPrompt(List)}, with work bounded by {@code maxTokens} rather than by the conversation.
+     *
+     * @throws dev.inferd.engine.tokenizer.TooManyTokensException when it has more tokens than that
+     */
+    default int[] chatPrompt(List<ChatMessage> messages, int maxTokens) {
+        int[] tokens = chatPrompt(messages);
+        if (tokens.length > maxTokens) {
+            throw new dev.inferd.engine.tokenizer.TooManyTokensException(tokens.length, maxTokens);
+        }
+        return tokens;
+    }
+
+    /** As {@link #textPrompt(String)}, with work bounded by {@code maxTokens} rather than by the text. */
+    default int[] textPrompt(String prompt, int maxTokens) {
+        int[] tokens = textPrompt(prompt);
+        if (tokens.length > maxTokens) {
+            throw new dev.inferd.engine.tokenizer.TooManyTokensException(tokens.length, maxTokens);
+        }
+        return tokens;
+    }
 
     /**
      * Starts the request and returns at once; the engine's own thread then fills the returned

@@ -50,6 +50,18 @@ public interface Tokenizer {
      */
     int[] encode(String text, boolean addSpecial, boolean parseSpecial);
 
+    /**
+     * Tokenizes text of at most {@code maxTokens} tokens, with work bounded by that limit rather than by
+     * the text: a text that cannot fit is refused before it is tokenized whole.
+     *
+     * @throws TooManyTokensException when the text has more than {@code maxTokens} tokens
+     */
+    default int[] encode(String text, boolean addSpecial, boolean parseSpecial, int maxTokens) {
+        int[] tokens = encode(text, addSpecial, parseSpecial);
+        if (tokens.length > maxTokens) throw new TooManyTokensException(tokens.length, maxTokens);
+        return tokens;
+    }
+
     /** The vocabulary entry as stored in the file. */
     String tokenText(int token);
 

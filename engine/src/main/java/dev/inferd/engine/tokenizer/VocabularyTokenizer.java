@@ -15,6 +15,8 @@ abstract sealed class VocabularyTokenizer implements Tokenizer permits SentenceP
     private final SpecialTokenSplitter splitter;
     /** Each token's output bytes, computed once (llama.cpp keeps the same cache). */
     private final byte[][] pieces;
+    /** The most UTF-8 bytes of text one token can stand for, special tokens' written form included. */
+    private final int longestToken;
 
     VocabularyTokenizer(Vocabulary vocab) {
         this.vocab = vocab;
@@ -24,6 +26,12 @@ abstract sealed class VocabularyTokenizer implements Tokenizer permits SentenceP
             boolean silent = vocab.has(id, TokenAttr.CONTROL | TokenAttr.UNKNOWN);
             pieces[id] = silent ? NO_BYTES : piece(id);
         }
+        int longest = 1;
+        for (int id = 0; id < pieces.length; id++) {
+            longest = Math.max(longest, Math.max(pieces[id].length,
+                    vocab.text(id).getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
+        }
+        this.longestToken = longest;
     }
 
     /** The bytes of a token that is not control or unknown. */
@@ -87,6 +95,36 @@ abstract sealed class VocabularyTokenizer implements Tokenizer permits SentenceP
         }
         if (addSpecial && vocab.addEos) out.add(vocab.eos);
         return out.toArray();
+    }
+
+    /**
+     * No token stands for more than {@link #longestToken} bytes of text, so a text longer than
+     * {@code maxTokens} such tokens has too many, whatever its tokens turn out to be: it is refused on
+     * its length alone. What remains to tokenize is at most that many bytes.
+     */
+    @Override
+    public int[] encode(String text, boolean addSpecial, boolean parseSpecial, int maxTokens) {
+        long bytes = utf8Length(text);
+        // One more byte for a leading space the tokenizer may add; BOS and EOS only add tokens.
+        long atLeast = (bytes - 1 + longestToken - 1) / longestToken;
+        if (atLeast > maxTokens) throw new TooManyTokensException((int) Math.min(atLeast, Integer.MAX_VALUE), maxTokens, false);
+        int[] tokens = encode(text, addSpecial, parseSpecial);
+        if (tokens.length > maxTokens) throw new TooManyTokensException(tokens.length, maxTokens);
+        return tokens;
+    }
+
+    private static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) bytes += 1;
+            else if (c < 0x800) bytes += 2;
+            else if (Character.isHighSurrogate(c)) {
+                bytes += 4;
+                i++;
+            } else bytes += 3;
+        }
+        return bytes;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.inferd.server.http;
 
 import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
+import dev.inferd.server.openai.WireJson;
 import dev.inferd.server.openai.ModelList;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
@@ -11,6 +12,7 @@ import io.helidon.webserver.http.ServerResponse;
 
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * Every request comes through here: one place that knows the routes (so an unknown path is a 404
@@ -34,6 +36,7 @@ final class ApiRouter implements Handler {
     private final ServerMetrics metrics;
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
+    private final Duration writeTimeout;
     private final SpeechModels speech;
     private final TranscriptionsEndpoint transcriptions;
 
@@ -47,8 +50,10 @@ final class ApiRouter implements Handler {
         this.transcriptions = new TranscriptionsEndpoint(models, speech);
         this.metrics = metrics;
         ModelGate gate = new ModelGate(models, metrics, options);
-        this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint);
-        this.completions = new CompletionsEndpoint(gate, systemFingerprint);
+        long maxBody = options.limits().maxBodyBytes();
+        this.writeTimeout = options.limits().writeTimeout();
+        this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody);
+        this.completions = new CompletionsEndpoint(gate, systemFingerprint, maxBody);
     }
 
     @Override
@@ -59,25 +64,43 @@ final class ApiRouter implements Handler {
         response.header(REQUEST_ID, requestId);
         String method = request.prologue().method().text();
         String path = request.path().path();
-        int status;
+        AccessLog.Entry entry = new AccessLog.Entry();
+        int status = ScopedValue.where(AccessLog.CURRENT, entry).where(WriteDeadline.TIMEOUT, writeTimeout)
+                .call(() -> serve(request, response, requestId, method, path));
+        String route = routeOf(path);
+        String methodLabel = methodLabel(method);
+        metrics.requestFinished(route, methodLabel, status, System.nanoTime() - started);
+        AccessLog.write(requestId, methodLabel, route, status, entry, System.nanoTime() - started);
+        RequestHook.of(request).finished(status);
+    }
+
+    /** Serves one request; returns the status it ended with, 499 for a client that left first. */
+    private int serve(ServerRequest request, ServerResponse response, String requestId, String method, String path) {
         try {
             route(method, path, request, response);
-            status = response.status().code();
+            return response.status().code();
         } catch (ApiError e) {
             if (e.status() == 429 || e.status() == 503) metrics.rejected(e.status(), e.reason());
             if (!response.isSent()) JsonExchange.sendError(response, e);
-            status = response.status().code();
+            return response.status().code();
         } catch (ClientGoneException e) {
-            LOG.log(Level.DEBUG, "client left during " + method + " " + path);
-            status = CLIENT_CLOSED;
+            // A client's departure is its own business: one debug line, no trace.
+            LOG.log(Level.DEBUG, "request " + requestId + ": client left during " + method + " " + routeOf(path));
+            return CLIENT_CLOSED;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            status = fail(response, requestId, method, path, e);
+            return fail(response, requestId, method, path, e);
         } catch (Throwable e) {
-            status = fail(response, requestId, method, path, e);
+            return fail(response, requestId, method, path, e);
         }
-        metrics.requestFinished(routeOf(path), method, status, System.nanoTime() - started);
-        RequestHook.of(request).finished(status);
+    }
+
+    /** Methods as metric labels: the ones this API uses, every other string under one label. */
+    static String methodLabel(String method) {
+        return switch (method) {
+            case "GET", "POST", "HEAD" -> method;
+            default -> "OTHER";
+        };
     }
 
     /** The route's template, so that metrics have one series per route, not per path a client made up. */
@@ -94,15 +117,13 @@ final class ApiRouter implements Handler {
             case METRICS -> {
                 allow(method, path, "GET", response);
                 metrics.bindEngineStats(models.engineStats());
-                response.status(200);
-                response.header(HeaderNames.CONTENT_TYPE, ServerMetrics.CONTENT_TYPE);
-                response.send(metrics.scrape().getBytes(StandardCharsets.UTF_8));
+                sendGet(method, response, ServerMetrics.CONTENT_TYPE, metrics.scrape().getBytes(StandardCharsets.UTF_8));
             }
             case MODELS -> {
                 allow(method, path, "GET", response);
                 var all = new java.util.ArrayList<>(models.list());
                 all.addAll(speech.list());
-                JsonExchange.send(response, 200, ModelList.of(all));
+                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(ModelList.of(all)));
             }
             case TRANSCRIPTIONS, TRANSLATIONS -> {
                 allow(method, path, "POST", response);
@@ -123,7 +144,8 @@ final class ApiRouter implements Handler {
             default -> {
                 if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {
                     allow(method, path, "GET", response);
-                    JsonExchange.send(response, 200, models.describe(path.substring(MODELS.length() + 1)));
+                    sendGet(method, response, JsonExchange.JSON,
+                            WireJson.bytes(models.describe(path.substring(MODELS.length() + 1))));
                 } else {
                     throw ApiError.unknownUrl(method, path);
                 }
@@ -131,10 +153,24 @@ final class ApiRouter implements Handler {
         }
     }
 
+    /** GET routes answer HEAD too (RFC 9110), with the headers GET would send and no body. */
     private static void allow(String method, String path, String allowed, ServerResponse response) {
-        if (!allowed.equals(method)) {
-            response.header(HeaderNames.ALLOW, allowed);
-            throw ApiError.methodNotAllowed(method, path, allowed);
+        boolean headOnGet = "GET".equals(allowed) && "HEAD".equals(method);
+        if (!allowed.equals(method) && !headOnGet) {
+            String allow = "GET".equals(allowed) ? "GET, HEAD" : allowed;
+            response.header(HeaderNames.ALLOW, allow);
+            throw ApiError.methodNotAllowed(method, path, allow);
+        }
+    }
+
+    private static void sendGet(String method, ServerResponse response, String contentType, byte[] body) {
+        response.status(200);
+        response.header(HeaderNames.CONTENT_TYPE, contentType);
+        if ("HEAD".equals(method)) {
+            response.header(HeaderNames.CONTENT_LENGTH, Integer.toString(body.length));
+            response.send();
+        } else {
+            response.send(body);
         }
     }
 

@@ -21,17 +21,20 @@ final class ChatCompletionsEndpoint {
 
     private final ModelGate models;
     private final String systemFingerprint;
+    private final long maxBodyBytes;
 
-    ChatCompletionsEndpoint(ModelGate models, String systemFingerprint) {
+    ChatCompletionsEndpoint(ModelGate models, String systemFingerprint, long maxBodyBytes) {
         this.models = models;
         this.systemFingerprint = systemFingerprint;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
-        ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest));
+        ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
-            int[] prompt = EngineRequests.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
+            int[] prompt = EngineRequests.tokenize(limit -> generator.chatPrompt(request.messages(), limit), generator,
+                    "messages");
             GenerationRequest generation = EngineRequests.of(request, prompt, generator, "messages");
             long created = System.currentTimeMillis() / 1000;
             MeteredGeneration run = lease.submit(generation);
@@ -40,7 +43,9 @@ final class ChatCompletionsEndpoint {
                         systemFingerprint);
                 new ChatStreamWriter(chunks, request).write(run, response, client);
             } else {
-                JsonExchange.send(response, 200, collect(run, request, created, client));
+                var answer = new ProbedJsonResponse(response);
+                client.probeWith(answer);
+                answer.send(collect(run, request, created, client));
             }
         }
     }
@@ -54,8 +59,9 @@ final class ChatCompletionsEndpoint {
             choices.add(new ChatCompletion.Choice(i, ChatCompletion.Message.assistant(collected.text(i)), logprobs,
                     collected.finishReason(i)));
         }
-        return new ChatCompletion(Ids.chatCompletionId(), created, request.model(), choices,
-                Usage.of(collected.result()), systemFingerprint);
+        Usage usage = Usage.of(collected.result());
+        AccessLog.usage(usage);
+        return new ChatCompletion(Ids.chatCompletionId(), created, request.model(), choices, usage, systemFingerprint);
     }
 
     /** Turns one run's events into chat chunks. */

@@ -2,6 +2,7 @@ package dev.inferd.server.http;
 
 import dev.inferd.engine.generate.Generation;
 import dev.inferd.server.linux.LinuxTcpTable;
+import dev.inferd.server.linux.LinuxTcpTable.PeerState;
 import dev.inferd.server.linux.TcpConnection;
 import io.helidon.common.socket.PeerInfo;
 import io.helidon.webserver.http.ServerRequest;
@@ -9,6 +10,7 @@ import io.helidon.webserver.http.ServerRequest;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -24,14 +26,29 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #CHECK_MILLIS} and only while some request is watched, and cancels the generation of a client
  * that left; the request's own thread just reads its generation's events, which then end.
  *
+ * <p>A reset (or a connection the kernel dropped) is a departure. A FIN is not enough: a client may
+ * half-close its side after a complete request and still read the answer. So on a FIN the watch
+ * calls its {@link Probe}, which writes a little of the response: a client that closed for good
+ * answers that with a reset, which a later look sees; a half-closed one reads on. A request without
+ * a probe takes the FIN for a departure.
+ *
  * <p>Where that table cannot be read (not Linux), requests are not watched and a non-streamed
- * generation runs to its end. A client that only half-closes (shuts down its output and still reads)
- * looks gone too; HTTP clients do not do that.
+ * generation runs to its end.
  */
 final class ClientWatch implements AutoCloseable {
 
     /** How often the watched connections are looked at. */
     static final long CHECK_MILLIS = 100;
+
+    /**
+     * Writes something harmless to the client, on a thread of its own (the watcher's must not block);
+     * throws {@link ClientGoneException} when that fails.
+     */
+    interface Probe {
+        void probe();
+    }
+
+    private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
 
     /** For requests whose connection cannot be watched: the client always seems to be there. */
     static final ClientWatch UNWATCHED = new ClientWatch(null, null);
@@ -42,6 +59,11 @@ final class ClientWatch implements AutoCloseable {
     private final TcpConnection connection;
     private volatile Generation generation;
     private volatile boolean gone;
+    private volatile Probe probe;
+    private final AtomicBoolean probing = new AtomicBoolean();
+    /** The watcher's own: whether the tables ever listed the connection, and when it last probed. */
+    private boolean listed;
+    private long probedAt = System.nanoTime() - PROBE_INTERVAL_NANOS;
 
     private ClientWatch(LinuxTcpTable table, TcpConnection connection) {
         this.table = table;
@@ -75,7 +97,12 @@ final class ClientWatch implements AutoCloseable {
         WATCHER.add(this);
     }
 
-    /** True once the watch saw the client close its side of the connection. */
+    /** What to write to tell a half-closed client from a departed one. */
+    void probeWith(Probe probe) {
+        this.probe = probe;
+    }
+
+    /** True once the watch saw the client leave. */
     boolean isGone() {
         return gone;
     }
@@ -87,9 +114,47 @@ final class ClientWatch implements AutoCloseable {
 
     /** Called by the watcher's thread. */
     private void check() {
-        if (!gone && table.isClosedByPeer(connection)) gone = true;
+        if (!gone) {
+            switch (table.state(connection)) {
+                case OPEN -> listed = true;
+                case RESET -> gone = true;
+                case ABSENT -> gone = listed;
+                case FIN_RECEIVED -> {
+                    listed = true;
+                    Probe p = probe;
+                    if (p == null) {
+                        gone = true;
+                    } else {
+                        probe(p);
+                    }
+                }
+                case UNKNOWN -> {
+                    // the tables could not be read this time
+                }
+            }
+        }
+        cancelIfGone();
+    }
+
+    private void cancelIfGone() {
         Generation g = generation;
         if (gone && g != null) g.cancel();
+    }
+
+    private void probe(Probe p) {
+        long now = System.nanoTime();
+        if (now - probedAt < PROBE_INTERVAL_NANOS || !probing.compareAndSet(false, true)) return;
+        probedAt = now;
+        Thread.ofVirtual().name("inferd-client-probe").start(() -> {
+            try {
+                p.probe();
+            } catch (ClientGoneException e) {
+                gone = true;
+                cancelIfGone();
+            } finally {
+                probing.set(false);
+            }
+        });
     }
 
     /** The one thread that looks at the watched connections; it sleeps while there are none. */

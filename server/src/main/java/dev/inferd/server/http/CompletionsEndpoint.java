@@ -25,10 +25,12 @@ final class CompletionsEndpoint {
 
     private final ModelGate models;
     private final String systemFingerprint;
+    private final long maxBodyBytes;
 
-    CompletionsEndpoint(ModelGate models, String systemFingerprint) {
+    CompletionsEndpoint(ModelGate models, String systemFingerprint, long maxBodyBytes) {
         this.models = models;
         this.systemFingerprint = systemFingerprint;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     /** One prompt, tokenized and fitted into the context before anything runs. */
@@ -36,12 +38,12 @@ final class CompletionsEndpoint {
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
-        CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest));
+        CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {
-                int[] tokens = EngineRequests.tokenize(() -> generator.textPrompt(prompt), "prompt");
+                int[] tokens = EngineRequests.tokenize(limit -> generator.textPrompt(prompt, limit), generator, "prompt");
                 prompts.add(new PreparedPrompt(prompt, tokens, EngineRequests.of(request, tokens, generator, "prompt")));
             }
             long created = System.currentTimeMillis() / 1000;
@@ -50,7 +52,9 @@ final class CompletionsEndpoint {
                 StreamedRun.stream(new Runs(lease, request, prompts), response, client,
                         new CompletionStreamWriter(id, created, request, prompts, systemFingerprint));
             } else {
-                JsonExchange.send(response, 200, collect(id, created, lease, request, prompts, client));
+                var answer = new ProbedJsonResponse(response);
+                client.probeWith(answer);
+                answer.send(collect(id, created, lease, request, prompts, client));
             }
         }
     }
@@ -81,6 +85,7 @@ final class CompletionsEndpoint {
             }
             usage = usage.plus(Usage.of(collected.result()));
         }
+        AccessLog.usage(usage);
         return new Completion(id, created, request.model(), systemFingerprint, choices, usage);
     }
 

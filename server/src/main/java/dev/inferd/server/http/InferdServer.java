@@ -7,6 +7,7 @@ import dev.inferd.server.openai.WireJson;
 import io.helidon.common.socket.SocketOptions;
 import io.helidon.http.DirectHandler;
 import io.helidon.http.HeaderNames;
+import io.helidon.http.Status;
 import io.helidon.service.registry.GlobalServiceRegistry;
 import io.helidon.service.registry.ServiceRegistryConfig;
 import io.helidon.service.registry.ServiceRegistryManager;
@@ -21,6 +22,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.StandardSocketOptions;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -87,17 +89,22 @@ public final class InferdServer implements AutoCloseable {
         useExplicitServicesOnly();
         ServerMetrics metrics = new ServerMetrics();
         ApiRouter router = new ApiRouter(models, speech, metrics, options, systemFingerprint());
+        ServerOptions.Limits limits = options.limits();
         WebServer server = WebServer.builder()
                 .host(host)
                 .port(port)
-                // Without it, Nagle's algorithm holds the first small SSE write back for up to 40 ms.
-                .connectionOptions(SocketOptions.builder().tcpNoDelay(true).build())
+                // Without tcpNoDelay, Nagle's algorithm holds the first small SSE write back for up to 40 ms.
+                // The read timeout bounds the wait for each part of a request's headers and body.
+                .connectionOptions(SocketOptions.builder().tcpNoDelay(true).readTimeout(limits.readTimeout()).build())
+                .maxTcpConnections(limits.maxConnections())
+                .idleConnectionTimeout(limits.idleTimeout())
+                .idleConnectionPeriod(Duration.ofSeconds(Math.clamp(limits.idleTimeout().toSeconds() / 4, 1, 60)))
                 // Helidon's default too, said here since restarts depend on it: a server that stopped leaves its ends
                 // of the connections it closed in TIME_WAIT for a minute, and without it the next bind fails
                 .putListenerSocketOption(StandardSocketOptions.SO_REUSEADDR, true)
                 // A backstop above the limit JsonExchange enforces with a proper error body.
-                .maxPayloadSize(JsonExchange.MAX_BODY_BYTES + 1024 * 1024)
-                .directHandlers(errorsAsJson())
+                .maxPayloadSize(limits.maxBodyBytes() + 1024 * 1024)
+                .directHandlers(errorsAsJson(limits.maxBodyBytes()))
                 .shutdownHook(false)
                 .routing(routing(router, front))
                 .build()
@@ -177,12 +184,15 @@ public final class InferdServer implements AutoCloseable {
      * Errors Helidon answers itself, before routing (a malformed request line, a body over the
      * size limit), still get the OpenAI error body and a request id.
      */
-    private static DirectHandlers errorsAsJson() {
-        DirectHandler json = (request, eventType, status, headers, message) -> {
+    private static DirectHandlers errorsAsJson(long maxBodyBytes) {
+        DirectHandler json = (request, eventType, reported, headers, message) -> {
+            // Helidon answers a transfer coding it does not know with 501; it is the client's request that is wrong.
+            Status status = reported.code() == 501 ? Status.BAD_REQUEST_400 : reported;
             int code = status.code();
             String type = code >= 500 ? ApiError.INTERNAL : ApiError.INVALID_REQUEST;
-            String text = code == 413 ? "The request body is larger than the limit of "
-                    + JsonExchange.MAX_BODY_BYTES + " bytes." : describe(request, status.reasonPhrase(), message);
+            String text = code == 413 ? "The request body is larger than the limit of " + maxBodyBytes + " bytes."
+                    : reported.code() == 501 ? "Transfer-Encoding other than chunked is not supported."
+                    : describe(request, status.reasonPhrase(), message);
             byte[] body = WireJson.bytes(new ApiError(code, type, text, null, null).body());
             return DirectHandler.TransportResponse.builder()
                     .status(status)

@@ -1,18 +1,72 @@
 package dev.inferd.server.http;
 
+import java.time.Duration;
+
 /**
- * How the server protects itself under load.
+ * How the server protects itself under load and from clients that misbehave.
  *
  * @param maxInFlightPerModel requests one model may hold at once (running or queued in its engine);
  *                            one more is answered 429 at once, without reaching the engine, so a
  *                            flood cannot pile up unbounded threads and queues
  * @param capacityRetryAfterSeconds the {@code Retry-After} of that 429
  * @param loadingRetryAfterSeconds the {@code Retry-After} of the 503 for a model still loading
+ * @param limits the bounds on connections, bodies and slow clients
  */
-public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds) {
+public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds,
+                            Limits limits) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_MODEL = 64;
     public static final int DEFAULT_LOADING_RETRY_AFTER_SECONDS = 2;
+
+    /**
+     * Bounds that keep one client, or many, from holding the server.
+     *
+     * @param maxBodyBytes the largest JSON request body (chat, legacy completions); a 413 beyond
+     * @param readTimeout how long the server waits for the next bytes of a request's headers or body
+     * @param idleTimeout how long a keep-alive connection may sit between requests
+     * @param writeTimeout how long a write to a client that does not read may block; past it the
+     *                     client's generation is cancelled and its model slot freed
+     * @param maxConnections open connections at once; more are not accepted until some close
+     */
+    public record Limits(long maxBodyBytes, Duration readTimeout, Duration idleTimeout, Duration writeTimeout,
+                         int maxConnections) {
+
+        /** A long conversation is a few hundred KB of JSON; 4 MiB leaves room and bounds memory per request. */
+        public static final long DEFAULT_MAX_BODY_BYTES = 4L * 1024 * 1024;
+
+        public Limits {
+            if (maxBodyBytes < 1024) throw new IllegalArgumentException("maxBodyBytes must be at least 1 KiB");
+            for (Duration d : new Duration[]{readTimeout, idleTimeout, writeTimeout}) {
+                if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("timeouts must be positive");
+            }
+            if (maxConnections < 1) throw new IllegalArgumentException("maxConnections must be at least 1");
+        }
+
+        public static Limits defaults() {
+            return new Limits(DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(30), Duration.ofSeconds(60),
+                    Duration.ofSeconds(30), 1024);
+        }
+
+        public Limits withMaxBodyBytes(long bytes) {
+            return new Limits(bytes, readTimeout, idleTimeout, writeTimeout, maxConnections);
+        }
+
+        public Limits withReadTimeout(Duration timeout) {
+            return new Limits(maxBodyBytes, timeout, idleTimeout, writeTimeout, maxConnections);
+        }
+
+        public Limits withIdleTimeout(Duration timeout) {
+            return new Limits(maxBodyBytes, readTimeout, timeout, writeTimeout, maxConnections);
+        }
+
+        public Limits withWriteTimeout(Duration timeout) {
+            return new Limits(maxBodyBytes, readTimeout, idleTimeout, timeout, maxConnections);
+        }
+
+        public Limits withMaxConnections(int max) {
+            return new Limits(maxBodyBytes, readTimeout, idleTimeout, writeTimeout, max);
+        }
+    }
 
     public ServerOptions {
         if (maxInFlightPerModel < 1) throw new IllegalArgumentException("maxInFlightPerModel must be at least 1");
@@ -22,10 +76,15 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
     }
 
     public static ServerOptions defaults() {
-        return new ServerOptions(DEFAULT_MAX_IN_FLIGHT_PER_MODEL, 1, DEFAULT_LOADING_RETRY_AFTER_SECONDS);
+        return new ServerOptions(DEFAULT_MAX_IN_FLIGHT_PER_MODEL, 1, DEFAULT_LOADING_RETRY_AFTER_SECONDS,
+                Limits.defaults());
     }
 
     public ServerOptions withMaxInFlightPerModel(int max) {
-        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds);
+        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits);
+    }
+
+    public ServerOptions withLimits(Limits newLimits) {
+        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, newLimits);
     }
 }

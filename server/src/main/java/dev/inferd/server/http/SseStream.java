@@ -57,14 +57,16 @@ final class SseStream implements AutoCloseable {
     }
 
     private void write(byte[] bytes) {
-        try {
-            out.write(bytes);
-            out.flush();
-        } catch (IOException | RuntimeException e) {
-            // Helidon reports a closed socket as one of several unchecked exceptions; any failure to
-            // write means the client can no longer be reached.
-            throw new ClientGoneException(e);
-        }
+        WriteDeadline.write(() -> {
+            try {
+                out.write(bytes);
+                out.flush();
+            } catch (IOException | RuntimeException e) {
+                // Helidon reports a closed socket as one of several unchecked exceptions; any failure to
+                // write means the client can no longer be reached.
+                throw new ClientGoneException(e);
+            }
+        });
     }
 
     @Override

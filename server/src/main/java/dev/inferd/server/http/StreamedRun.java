@@ -109,6 +109,7 @@ final class StreamedRun {
                     }
                     if (run != null) event = run.next(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
                 }
+                AccessLog.usage(usage);
                 translator.end(sse, usage);
                 sse.done();
             } catch (ApiError busy) {
@@ -118,7 +119,9 @@ final class StreamedRun {
                 LOG.log(Level.ERROR, "generation failed during a stream", e.getCause());
                 sse.send(ApiError.internal(requestId(response)).body());
             } catch (ClientGoneException e) {
+                // Cancelled, then counted as a departure (499), not as a finished stream.
                 if (run != null) run.cancelAndAwait();
+                throw e;
             } catch (InterruptedException | RuntimeException e) {
                 if (run != null) run.cancelAndAwait();
                 throw e;

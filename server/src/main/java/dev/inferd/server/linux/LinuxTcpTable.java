@@ -12,10 +12,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Linux only: the TCP connections whose peer has closed its side, from the kernel's connection tables
- * ({@code /proc/net/tcp} and {@code /proc/net/tcp6}): state CLOSE_WAIT (the peer's FIN arrived) or
- * CLOSE (a reset). The tables are read at most once per {@link #maxAge}, by whichever waiting
- * request asks first, so many waiting requests cost one read, and none at all while nobody waits.
+ * What Linux's connection tables ({@code /proc/net/tcp} and {@code /proc/net/tcp6}) say of this
+ * server's TCP connections: state CLOSE_WAIT means the peer's FIN arrived (it closed, or only
+ * half-closed, its side); CLOSE, or a connection missing from the tables while the server still
+ * holds it, means a reset. The tables are read at most once per {@link #maxAge}, by whichever
+ * waiting request asks first, so many waiting requests cost one read, and none at all while nobody waits.
  */
 public final class LinuxTcpTable {
 
@@ -29,7 +30,18 @@ public final class LinuxTcpTable {
     private final List<Path> tables;
     private final long maxAgeNanos;
     private final boolean available;
+    /** What the tables say of one connection. */
+    public enum PeerState {
+        OPEN, FIN_RECEIVED, RESET,
+        /** Not in the tables: reset and gone, if the connection was listed before. */
+        ABSENT,
+        /** The tables could not be read. */
+        UNKNOWN
+    }
+
     private Set<TcpConnection> closed = Set.of();
+    private Set<TcpConnection> finReceived = Set.of();
+    private Set<TcpConnection> listed = Set.of();
     private long readAt;
     private boolean read;
 
@@ -46,25 +58,42 @@ public final class LinuxTcpTable {
     }
 
     public boolean isClosedByPeer(TcpConnection connection) {
-        return available && closedNow().contains(connection);
+        PeerState state = state(connection);
+        return state == PeerState.FIN_RECEIVED || state == PeerState.RESET;
     }
 
-    private synchronized Set<TcpConnection> closedNow() {
+    /** The connection's state as of the last read; UNKNOWN when the tables could not be read. */
+    public synchronized PeerState state(TcpConnection connection) {
+        if (!available) return PeerState.UNKNOWN;
         long now = System.nanoTime();
         if (!read || now - readAt >= maxAgeNanos) {
-            Set<TcpConnection> found = new HashSet<>();
+            Set<TcpConnection> finished = new HashSet<>();
+            Set<TcpConnection> halfClosed = new HashSet<>();
+            Set<TcpConnection> all = new HashSet<>();
+            boolean complete = true;
             for (Path table : tables) {
                 try {
-                    if (Files.isReadable(table)) found.addAll(parse(Files.readString(table)));
+                    if (Files.isReadable(table)) {
+                        String text = Files.readString(table);
+                        finished.addAll(parse(text, CLOSE));
+                        halfClosed.addAll(parse(text, CLOSE_WAIT));
+                        all.addAll(parse(text, null));
+                    }
                 } catch (IOException | RuntimeException e) {
+                    complete = false;
                     LOG.log(Level.DEBUG, "cannot read " + table, e);
                 }
             }
-            closed = found;
+            closed = finished;
+            finReceived = halfClosed;
+            listed = complete ? all : null;
             readAt = now;
             read = true;
         }
-        return closed;
+        if (closed.contains(connection)) return PeerState.RESET;
+        if (finReceived.contains(connection)) return PeerState.FIN_RECEIVED;
+        if (listed == null) return PeerState.UNKNOWN;
+        return listed.contains(connection) ? PeerState.OPEN : PeerState.ABSENT;
     }
 
     /**
@@ -73,12 +102,19 @@ public final class LinuxTcpTable {
      * is 1 (IPv4) or 4 (IPv6) 32-bit words, each printed as a native-order integer.
      */
     static Set<TcpConnection> parse(String table) {
+        Set<TcpConnection> closed = new HashSet<>(parse(table, CLOSE));
+        closed.addAll(parse(table, CLOSE_WAIT));
+        return closed;
+    }
+
+    /** The connections of one table in {@code wanted} state, or in any state when it is null. */
+    static Set<TcpConnection> parse(String table, String wanted) {
         Set<TcpConnection> closed = new HashSet<>();
         for (String line : table.lines().skip(1).toList()) {
             String[] fields = line.trim().split("\\s+");
             if (fields.length < 4) continue;
             String state = fields[3];
-            if (!state.equals(CLOSE_WAIT) && !state.equals(CLOSE)) continue;
+            if (wanted != null && !state.equals(wanted)) continue;
             try {
                 int localColon = fields[1].indexOf(':');
                 int remoteColon = fields[2].indexOf(':');

@@ -109,12 +109,28 @@ public final class ApiError extends RuntimeException {
     }
 
     public static ApiError contextLengthExceeded(String param, int contextLength, int promptTokens) {
+        return contextLengthExceeded(param, contextLength, promptTokens, false);
+    }
+
+    /** @param lowerBound the prompt was refused before it was tokenized whole: it has at least that many tokens */
+    public static ApiError contextLengthExceeded(String param, int contextLength, int promptTokens, boolean lowerBound) {
         return new ApiError(400, INVALID_REQUEST,
                 "This model's maximum context length is " + contextLength + " tokens. However, your "
-                        + ("messages".equals(param) ? "messages" : "prompt") + " resulted in " + promptTokens
+                        + ("messages".equals(param) ? "messages" : "prompt") + " resulted in " + (lowerBound ? "at least " : "") + promptTokens
                         + " tokens, which leaves no room for a completion. Please reduce the length of the "
                         + ("messages".equals(param) ? "messages." : "prompt."),
                 param, "context_length_exceeded");
+    }
+
+    /** A {@code max_tokens} that the context cannot hold after the prompt, worded as OpenAI words it. */
+    public static ApiError completionBeyondContext(String param, int contextLength, int promptTokens, int requested) {
+        String what = "messages".equals(param) ? "messages" : "prompt";
+        return new ApiError(400, INVALID_REQUEST,
+                "This model's maximum context length is " + contextLength + " tokens. However, you requested "
+                        + ((long) promptTokens + requested) + " tokens (" + promptTokens + " in the " + what + ", "
+                        + requested + " in the completion). Please reduce the length of the " + what
+                        + " or completion.",
+                "max_tokens", "context_length_exceeded");
     }
 
     public static ApiError unknownUrl(String method, String path) {
@@ -135,6 +151,12 @@ public final class ApiError extends RuntimeException {
                 "Unsupported Content-Type '" + contentType + "'. Send the request body as JSON with "
                         + "'Content-Type: application/json'.",
                 null, "unsupported_media_type");
+    }
+
+    /** The body's framing broke off or was malformed (chunked encoding, a short body, a read timeout). */
+    public static ApiError unreadableBody(String detail) {
+        return new ApiError(400, INVALID_REQUEST, "The request body could not be read"
+                + (detail == null || detail.isBlank() ? "." : ": " + detail.strip() + "."), null, "unreadable_body");
     }
 
     public static ApiError payloadTooLarge(long limit) {

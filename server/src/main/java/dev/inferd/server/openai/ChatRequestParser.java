@@ -23,7 +23,7 @@ public final class ChatRequestParser {
         rejectUnsupportedFeatures(f);
 
         boolean stream = f.bool("stream", false);
-        boolean includeUsage = stream && CommonFields.includeUsage(f);
+        boolean includeUsage = CommonFields.includeUsage(f) && stream;
         Integer maxTokens = maxTokens(f);
         boolean logprobs = f.bool("logprobs", false);
         Integer top = f.intValue("top_logprobs", 0, MAX_TOP_LOGPROBS).orElse(null);

@@ -85,7 +85,7 @@ final class CommonFields {
         return f.intValue("n", 1, MAX_N).orElse(1);
     }
 
-    /** {@code stream_options.include_usage}; only meaningful when streaming, ignored otherwise. */
+    /** {@code stream_options.include_usage}; checked always, only meaningful when streaming. */
     static boolean includeUsage(Fields f) {
         return f.node("stream_options")
                 .map(node -> Fields.ofObject(node, "stream_options").bool("include_usage", false))

@@ -8,10 +8,12 @@ import java.util.List;
  *
  * @param prompts one or more text prompts; choice indexes run over prompt x n
  * @param maxTokens generated tokens per choice (OpenAI's default is 16; 0 is allowed)
+ * @param maxTokensGiven whether the client set {@code max_tokens}; the default alone is lowered to fit the context
  * @param logprobs -1 without log-probabilities, else the number of alternatives per token (0..5)
  */
 public record CompletionRequest(String model, List<String> prompts, boolean stream, boolean includeUsage,
-                                SamplingFields sampling, int maxTokens, List<String> stop, int n,
+                                SamplingFields sampling, int maxTokens, boolean maxTokensGiven,
+                                List<String> stop, int n,
                                 boolean echo, int logprobs) implements GenerationFields {
 
     public CompletionRequest {
@@ -21,6 +23,12 @@ public record CompletionRequest(String model, List<String> prompts, boolean stre
 
     @Override
     public Integer maxTokensCap() {
+        return maxTokensGiven ? maxTokens : null;
+    }
+
+    /** OpenAI's default of 16, which, unlike a cap the client set, is lowered to fit the context. */
+    @Override
+    public int maxTokensWithoutCap() {
         return maxTokens;
     }
 

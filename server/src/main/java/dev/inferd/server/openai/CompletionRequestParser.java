@@ -24,8 +24,9 @@ public final class CompletionRequestParser {
         });
 
         boolean stream = f.bool("stream", false);
-        boolean includeUsage = stream && CommonFields.includeUsage(f);
-        int maxTokens = f.intValue("max_tokens", 0, Integer.MAX_VALUE).orElse(DEFAULT_MAX_TOKENS);
+        boolean includeUsage = CommonFields.includeUsage(f) && stream;
+        Integer givenMaxTokens = f.intValue("max_tokens", 0, Integer.MAX_VALUE).orElse(null);
+        int maxTokens = givenMaxTokens == null ? DEFAULT_MAX_TOKENS : givenMaxTokens;
         int n = CommonFields.n(f);
         f.intValue("best_of", 1, MAX_BEST_OF).ifPresent(bestOf -> {
             if (bestOf < n) {
@@ -44,6 +45,7 @@ public final class CompletionRequestParser {
                     "'logprobs' together with 'echo' is not supported by this server yet (prompt log-probabilities).");
         }
         return new CompletionRequest(model, prompts, stream, includeUsage, CommonFields.sampling(f), maxTokens,
+                givenMaxTokens != null,
                 CommonFields.stop(f), n, echo, logprobs);
     }
 

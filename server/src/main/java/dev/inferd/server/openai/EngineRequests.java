@@ -4,7 +4,10 @@ import dev.inferd.engine.generate.GenerationRequest;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.sample.SamplingParams;
 
-import java.util.function.Supplier;
+import dev.inferd.engine.tokenizer.TooManyTokensException;
+
+import java.util.Map;
+import java.util.function.IntFunction;
 
 /** Where an OpenAI request becomes the engine's request. */
 public final class EngineRequests {
@@ -17,15 +20,22 @@ public final class EngineRequests {
 
     /**
      * The engine's request for one prompt of {@code request}: the sampling fields in the engine's terms,
-     * and the client's token cap lowered so that prompt plus completion fit the model's context. A
-     * prompt that leaves no room is a 400 that names {@code promptParam}.
+     * and the client's token cap, or without one all the room the context leaves (the choice then ends
+     * with finish_reason {@code length} at the context's end). A prompt that leaves no room, or a cap
+     * beyond the room, is a 400 with the counts, as OpenAI answers; so is a {@code logit_bias} key
+     * outside the model's vocabulary.
      */
     public static GenerationRequest of(GenerationFields request, int[] prompt, TextGenerator generator,
                                        String promptParam) {
+        checkLogitBias(generator, request.sampling().logitBias());
         int context = generator.description().contextLength();
         if (prompt.length >= context) throw ApiError.contextLengthExceeded(promptParam, context, prompt.length);
         int room = context - prompt.length;
-        int maxTokens = request.maxTokensCap() == null ? room : Math.min(request.maxTokensCap(), room);
+        Integer cap = request.maxTokensCap();
+        if (cap != null && cap > room) {
+            throw ApiError.completionBeyondContext(promptParam, context, prompt.length, cap);
+        }
+        int maxTokens = cap == null ? Math.min(room, request.maxTokensWithoutCap()) : cap;
         SamplingFields s = request.sampling();
         // top_p = 0 means "keep only the most likely token"; the engine wants a mass in (0, 1], and the
         // smallest positive mass keeps exactly that one token.
@@ -36,15 +46,30 @@ public final class EngineRequests {
     }
 
     /**
-     * Tokenizes a prompt. The engine reports a conversation or text it cannot render (a template
-     * that rejects the roles' order, say) as {@link IllegalArgumentException}: that is the client's
-     * input, so it is a 400, not a 500.
+     * Tokenizes a prompt, given the most tokens it may have: tokenization stops once the prompt cannot
+     * leave room for one generated token. The engine reports a conversation or text it cannot render
+     * (a template that rejects the roles' order, say) as {@link IllegalArgumentException}: that is the
+     * client's input, so it is a 400, not a 500.
      */
-    public static int[] tokenize(Supplier<int[]> tokenizer, String param) {
+    public static int[] tokenize(IntFunction<int[]> tokenizer, TextGenerator generator, String param) {
+        int context = generator.description().contextLength();
         try {
-            return tokenizer.get();
+            return tokenizer.apply(context - 1);
+        } catch (TooManyTokensException e) {
+            throw ApiError.contextLengthExceeded(param, context, e.atLeast(), !e.exact());
         } catch (IllegalArgumentException e) {
             throw ApiError.invalid(param, "Invalid '" + param + "': " + e.getMessage());
+        }
+    }
+
+    /** Every {@code logit_bias} key must be a token id of the model. */
+    static void checkLogitBias(TextGenerator generator, Map<Integer, Float> logitBias) {
+        int vocabulary = generator.vocabularySize();
+        for (int token : logitBias.keySet()) {
+            if (token >= vocabulary) {
+                throw ApiError.invalid("logit_bias", "Invalid key in 'logit_bias': token id " + token
+                        + " is outside the model's vocabulary of " + vocabulary + " tokens.");
+            }
         }
     }
 }

@@ -11,6 +11,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.io.UncheckedIOException;
 
 /**
@@ -55,8 +59,18 @@ public final class WireJson {
         if (body.length == 0) {
             throw ApiError.unparsableJson("The body was empty.");
         }
+        String text;
         try {
-            JsonNode node = MAPPER.readTree(body);
+            // Jackson decodes overlong and out-of-range UTF-8 without complaint; the JDK's decoder refuses them.
+            text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body)).toString();
+        } catch (CharacterCodingException e) {
+            throw ApiError.unparsableJson("The body is not valid UTF-8.");
+        }
+        try {
+            JsonNode node = MAPPER.readTree(text);
             if (node == null || node.isMissingNode()) {
                 throw ApiError.unparsableJson("The body was empty.");
             }

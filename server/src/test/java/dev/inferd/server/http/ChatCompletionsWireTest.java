@@ -244,15 +244,31 @@ class ChatCompletionsWireTest {
     }
 
     @Test
-    void maxTokensIsClampedToTheRoomLeftInTheContext() throws Exception {
+    void maxTokensBeyondTheRoomLeftInTheContextIs400WithTheCounts() throws Exception {
         String prompt = "word ".repeat(58).trim(); // 1 + 1 + 58 = 60 prompt tokens of 64
         HttpResponse<String> response = server.post("/v1/chat/completions",
                 "{\"model\":\"fake-model\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}");
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        JsonNode error = TestServer.json(response).get("error");
+        assertThat(error.get("message").asText()).isEqualTo("This model's maximum context length is 64 tokens. However, "
+                + "you requested 160 tokens (60 in the messages, 100 in the completion). Please reduce the length of "
+                + "the messages or completion.");
+        assertThat(error.get("param").asText()).isEqualTo("max_tokens");
+        assertThat(server.model.generateCalls.get()).isZero();
+    }
+
+    @Test
+    void withoutMaxTokensGenerationRunsToTheContextAndSaysLength() throws Exception {
+        String prompt = "word ".repeat(58).trim(); // 60 prompt tokens of 64: room for 4
+        HttpResponse<String> response = server.post("/v1/chat/completions",
+                "{\"model\":\"fake-model\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}");
 
         JsonNode body = TestServer.json(response);
         assertThat(server.model.lastRequest.maxTokens()).isEqualTo(4);
         assertThat(body.get("choices").get(0).get("finish_reason").asText()).isEqualTo("length");
         assertThat(body.get("choices").get(0).get("message").get("content").asText()).isEqualTo("Once upon a time,");
+        assertThat(body.get("usage").get("total_tokens").asInt()).isEqualTo(64);
     }
 
     @Test

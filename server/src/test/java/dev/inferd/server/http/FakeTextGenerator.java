@@ -85,6 +85,12 @@ final class FakeTextGenerator implements TextGenerator {
         return new ModelDescription(id, "inferd-tests", 1_700_000_000L, "llama", 260_000L, "F32", contextLength);
     }
 
+    /** Token ids 0 to 31999, as a Llama 2 vocabulary. */
+    @Override
+    public int vocabularySize() {
+        return 32_000;
+    }
+
     @Override
     public int[] chatPrompt(List<ChatMessage> messages) {
         lastMessages = List.copyOf(messages);
@@ -142,6 +148,8 @@ final class FakeTextGenerator implements TextGenerator {
         boolean[] finished = new boolean[n];
         for (int c = 0; c < n; c++) texts[c] = new StringBuilder();
         int generated = 0;
+        List<List<String>> piecesByChoice = new ArrayList<>(n);
+        for (int c = 0; c < n; c++) piecesByChoice.add(pieces(c));
         for (int step = 0; ; step++) {
             boolean anyActive = false;
             for (int c = 0; c < n; c++) {
@@ -150,7 +158,7 @@ final class FakeTextGenerator implements TextGenerator {
                     cancelSeen.countDown();
                     return new GenerationResult(request.prompt().length, generated);
                 }
-                List<String> pieces = pieces(c);
+                List<String> pieces = piecesByChoice.get(c);
                 if (step >= pieces.size()) {
                     finished[c] = true;
                     listener.finish(c, FinishReason.STOP);
@@ -167,9 +175,10 @@ final class FakeTextGenerator implements TextGenerator {
                 }
                 generated++;
                 String piece = pieces.get(step);
-                String before = texts[c].toString();
+                // Without stop strings the text so far is never looked at, which keeps long texts cheap.
+                String before = request.stop().isEmpty() ? "" : texts[c].toString();
                 String after = before + piece;
-                int stopAt = firstStop(after, request.stop());
+                int stopAt = request.stop().isEmpty() ? -1 : firstStop(after, request.stop());
                 if (stopAt >= 0) {
                     String visible = after.substring(Math.min(before.length(), stopAt), stopAt);
                     if (!visible.isEmpty()) listener.text(c, visible, logprobs(request, step, visible));
@@ -177,7 +186,7 @@ final class FakeTextGenerator implements TextGenerator {
                     listener.finish(c, FinishReason.STOP);
                     continue;
                 }
-                texts[c].append(piece);
+                if (!request.stop().isEmpty()) texts[c].append(piece);
                 listener.text(c, piece, logprobs(request, step, piece));
                 anyActive = true;
             }

@@ -114,4 +114,39 @@ class MetricsTest {
     void metricsAnswersGetOnly() throws Exception {
         assertThat(server.post("/metrics", "{}").statusCode()).isEqualTo(405);
     }
+
+    @Test
+    void unknownMethodsShareOneLabelSoTheSeriesStayBounded() throws Exception {
+        for (int i = 0; i < 50; i++) {
+            String method = "M" + Integer.toHexString(i * 7919) + "X".repeat(i);
+            RawHttp.exchange(server.server.port(), method + " /v1/nothing-" + i + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        }
+        String body = scrape();
+
+        assertThat(body).contains("method=\"OTHER\"").doesNotContain("M0X").doesNotContain("nothing-");
+        long series = body.lines().filter(l -> l.startsWith("inferd_http_requests_seconds_count")).count();
+        assertThat(series).isLessThan(10);
+    }
+
+    @Test
+    void aStreamWhoseClientLeftIsCountedAs499() throws Exception {
+        server.oddModel.text("word ".repeat(2000)).delayMillis(5);
+        String body = "{\"model\":\"org/tiny-model:Q8_0\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}]}";
+        try (var socket = new java.net.Socket("127.0.0.1", server.server.port())) {
+            socket.getOutputStream().write(RawHttp.post("/v1/chat/completions",
+                    body.getBytes(java.nio.charset.StandardCharsets.UTF_8), ""));
+            var in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream()));
+            String line;
+            while ((line = in.readLine()) != null && !line.contains("word")) {
+                // headers and the first events
+            }
+        }
+        assertThat(server.oddModel.cancelSeen.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        String scraped;
+        do {
+            scraped = scrape();
+        } while (!scraped.contains("status=\"499\"") && System.nanoTime() < deadline);
+        assertThat(scraped).contains("status=\"499\"");
+    }
 }

@@ -96,7 +96,7 @@ class RoutingWireTest {
 
         HttpResponse<String> post = server.post("/v1/models", "{}");
         assertThat(post.statusCode()).isEqualTo(405);
-        assertThat(post.headers().firstValue("allow")).hasValue("GET");
+        assertThat(post.headers().firstValue("allow")).hasValue("GET, HEAD");
 
         HttpResponse<String> delete = server.http.send(HttpRequest.newBuilder(URI.create(server.base() + "/v1/completions"))
                 .DELETE().build(), HttpResponse.BodyHandlers.ofString());

@@ -1,0 +1,266 @@
+package dev.inferd.server.http;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Each way a client can leave or stall, over real sockets: the generation behind it stops, and its
+ * model slot comes back (the model takes one request at a time here, so the next request would be
+ * a 429 if the slot stayed held).
+ */
+class ClientFaultTest {
+
+    private static final String LONG_CHAT = "{\"model\":\"org/tiny-model:Q8_0\","
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"Go on forever\"}]}";
+    private static final String LONG_STREAM = LONG_CHAT.replace("{", "{\"stream\":true,");
+    private static final String SHORT_CHAT = "{\"model\":\"org/tiny-model:Q8_0\",\"max_tokens\":2,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+
+    private TestServer server = new TestServer(ServerOptions.defaults().withMaxInFlightPerModel(1)
+            .withLimits(ServerOptions.Limits.defaults().withWriteTimeout(Duration.ofSeconds(1))
+                    .withReadTimeout(Duration.ofSeconds(1)).withIdleTimeout(Duration.ofSeconds(2))));
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private enum Departure { FIN, RESET, HALF_CLOSE_THEN_CLOSE }
+
+    @Test
+    void aResetWhileWaitingForANonStreamedAnswerStopsTheWork() throws Exception {
+        assertDepartureStopsTheWork(LONG_CHAT, Departure.RESET);
+    }
+
+    @Test
+    void aResetDuringAStreamStopsTheWork() throws Exception {
+        assertDepartureStopsTheWork(LONG_STREAM, Departure.RESET);
+    }
+
+    @Test
+    void aFinWhileWaitingForANonStreamedAnswerStopsTheWork() throws Exception {
+        assertDepartureStopsTheWork(LONG_CHAT, Departure.FIN);
+    }
+
+    @Test
+    void aHalfCloseThenCloseStopsTheWork() throws Exception {
+        assertDepartureStopsTheWork(LONG_CHAT, Departure.HALF_CLOSE_THEN_CLOSE);
+    }
+
+    @Test
+    void aHalfCloseThenCloseOfALegacyCompletionStopsTheWork() throws Exception {
+        assertDepartureStopsTheWork("{\"model\":\"org/tiny-model:Q8_0\",\"prompt\":\"Go\",\"max_tokens\":3000}",
+                Departure.HALF_CLOSE_THEN_CLOSE, "/v1/completions");
+    }
+
+    private void assertDepartureStopsTheWork(String body, Departure departure) throws Exception {
+        assertDepartureStopsTheWork(body, departure, "/v1/chat/completions");
+    }
+
+    private void assertDepartureStopsTheWork(String body, Departure departure, String path) throws Exception {
+        assumeTrue(dev.inferd.server.linux.LinuxTcpTable.SYSTEM.isAvailable(), "needs Linux's /proc/net/tcp");
+        // 3000 tokens at 10 ms each: 30 s if nothing stops it.
+        server.oddModel.text("word ".repeat(3000)).delayMillis(10);
+        Socket socket = new Socket("127.0.0.1", server.server.port());
+        socket.getOutputStream().write(RawHttp.post(path, body.getBytes(StandardCharsets.UTF_8), ""));
+        socket.getOutputStream().flush();
+        if (departure == Departure.HALF_CLOSE_THEN_CLOSE) socket.shutdownOutput();
+        awaitEngineStart();
+        Thread.sleep(300);
+        if (departure == Departure.RESET) socket.setSoLinger(true, 0);
+        socket.close();
+        long closed = System.nanoTime();
+
+        assertThat(server.oddModel.cancelSeen.await(10, TimeUnit.SECONDS)).as("engine saw isCancelled()").isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed)).isLessThan(5000);
+        assertSlotComesBack();
+    }
+
+    @Test
+    @Tag("slow")
+    void aClientThatStopsReadingAStreamIsCutOffAtTheWriteTimeout() throws Exception {
+        // 2 KB tokens, a thousand a second: both sockets' buffers fill within seconds.
+        server.oddModel.text(("x".repeat(2000) + " ").repeat(20_000)).delayMillis(1);
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", server.server.port()));
+            socket.getOutputStream().write(RawHttp.post("/v1/chat/completions",
+                    LONG_STREAM.getBytes(StandardCharsets.UTF_8), ""));
+            socket.getOutputStream().flush();
+            // never reads
+
+            assertThat(server.oddModel.cancelSeen.await(20, TimeUnit.SECONDS)).as("engine saw isCancelled()").isTrue();
+            assertSlotComesBack();
+        }
+    }
+
+    @Test
+    @Tag("slow")
+    void aClientThatStallsInItsHeadersIsDisconnectedAfterTheReadTimeout() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.server.port())) {
+            socket.setSoTimeout(5_000);
+            OutputStream out = socket.getOutputStream();
+            out.write("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Le".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            // Helidon SE 4.5 applies no read timeout to a request's headers (docs/http.md): a known gap.
+            assumeTrue(endsWithin(socket.getInputStream()), "a known gap of the HTTP stack: no header read timeout");
+        }
+    }
+
+    @Test
+    @Tag("slow")
+    void aClientThatStallsInItsBodyGetsA400AfterTheReadTimeout() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.server.port())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"model\":")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            RawHttp.Response response;
+            try {
+                response = RawHttp.read(socket.getInputStream(), true);
+            } catch (AssertionError noAnswer) {
+                // Helidon SE 4.5 applies no read timeout to a request's body (docs/http.md): a known gap.
+                assumeTrue(false, "a known gap of the HTTP stack: no body read timeout");
+                return;
+            }
+            assertThat(response.status()).as(response.toString()).isIn(-1, 400, 408);
+            if (response.status() > 0) assertThat(response.hasErrorShape()).isTrue();
+        }
+    }
+
+    @Test
+    @Tag("slow")
+    void aClientThatTricklesOneByteASecondIsCutOff() throws Exception {
+        byte[] request = RawHttp.post("/v1/chat/completions", SHORT_CHAT.getBytes(StandardCharsets.UTF_8), "");
+        try (Socket socket = new Socket("127.0.0.1", server.server.port())) {
+            socket.setSoTimeout(200);
+            OutputStream out = socket.getOutputStream();
+            long start = System.nanoTime();
+            boolean cut = false;
+            for (int i = 0; i < request.length && TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) < 15; i++) {
+                try {
+                    out.write(request[i]);
+                    out.flush();
+                } catch (IOException e) {
+                    cut = true;
+                    break;
+                }
+                // The read timeout is 1 s: a pause of 1.5 s between bytes must end the connection.
+                if (socket.getInputStream().available() > 0 || peerClosed(socket)) {
+                    cut = true;
+                    break;
+                }
+                Thread.sleep(1500);
+            }
+            assertThat(cut).as("the server ended the connection").isTrue();
+        }
+    }
+
+    @Test
+    @Tag("slow")
+    void anIdleKeepAliveConnectionIsClosed() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(RawHttp.read(socket.getInputStream(), true).status()).isEqualTo(200);
+            long start = System.nanoTime();
+            assertEndsWithin(socket.getInputStream());
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(8000);
+        }
+    }
+
+    /** Many clients at once, far beyond the model's slots: every answer is a 200 or a 429, and the slots come back. */
+    @Test
+    @Tag("slow")
+    void aFloodGetsOnly200sAnd429s() throws Exception {
+        // The default limits: the short timeouts of the other tests would cut off clients queued on a busy machine.
+        server.close();
+        server = new TestServer(ServerOptions.defaults().withMaxInFlightPerModel(1));
+        server.oddModel.text("a b c d e f").delayMillis(2);
+        List<Callable<Integer>> clients = new ArrayList<>();
+        for (int i = 0; i < 120; i++) {
+            String body = i % 3 == 0 ? SHORT_CHAT.replace("{", "{\"stream\":true,") : SHORT_CHAT;
+            clients.add(() -> RawHttp.exchange(server.server.port(),
+                    RawHttp.post("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), ""), false).status());
+        }
+        List<Integer> statuses = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(24)) {
+            for (Future<Integer> f : pool.invokeAll(clients, 60, TimeUnit.SECONDS)) statuses.add(f.get());
+        }
+        assertThat(statuses).containsOnly(200, 429).contains(200);
+        assertSlotComesBack();
+    }
+
+    private void awaitEngineStart() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.oddModel.generateCalls.get() == 0 && System.nanoTime() < deadline) Thread.sleep(10);
+        assertThat(server.oddModel.generateCalls.get()).as("the engine started").isEqualTo(1);
+    }
+
+    /** The one slot is free again: a short request is served, not refused with 429, within a few seconds. */
+    private void assertSlotComesBack() throws Exception {
+        server.oddModel.text("Hello there").delayMillis(0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int status;
+        do {
+            HttpResponse<String> response = server.post("/v1/chat/completions", SHORT_CHAT);
+            status = response.statusCode();
+            if (status == 200) break;
+            Thread.sleep(100);
+        } while (System.nanoTime() < deadline);
+        assertThat(status).as("the slot came back").isEqualTo(200);
+    }
+
+    /** Reads until the server closes the connection (or resets it); fails if it stays open for 10 s. */
+    private static void assertEndsWithin(InputStream in) throws IOException {
+        assertThat(endsWithin(in)).as("the server closed the connection").isTrue();
+    }
+
+    /** True when the server closes (or resets) the connection within the socket's timeout. */
+    private static boolean endsWithin(InputStream in) {
+        try {
+            while (in.read() != -1) {
+                // a 408 or 400 may come first
+            }
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException reset) {
+            return true;
+        }
+    }
+
+    private static boolean peerClosed(Socket socket) throws IOException {
+        socket.setSoTimeout(1);
+        try {
+            return socket.getInputStream().read() == -1;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        } finally {
+            socket.setSoTimeout(200);
+        }
+    }
+}
