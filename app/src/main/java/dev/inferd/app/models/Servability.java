@@ -23,7 +23,9 @@ public record Servability(boolean servable, String reason) {
 
     public static Servability of(CatalogEntry entry) {
         if (entry.kind().equals("speech")) {
-            return no("speech models (" + entry.architecture() + ") are not served by this build");
+            // whisper.cpp's own format; the speech module's loader checks the file's tensor types when it loads
+            return entry.architecture().equals("whisper") ? YES
+                    : no("speech models of architecture " + entry.architecture() + " are not served by this build (only whisper)");
         }
         if (!entry.architecture().equals(UNKNOWN) && !Architecture.supports(entry.architecture())) {
             return no("architecture " + entry.architecture() + " is not supported (supported: " + Architecture.names() + ")");
