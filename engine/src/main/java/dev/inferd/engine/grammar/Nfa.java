@@ -114,14 +114,9 @@ final class Nfa {
                     add(items.getLast(), current, to);
                 }
                 case Expr.Alt(List<Expr> options) -> {
-                    // each option between fresh states, so that no option's loop is reachable from another
-                    for (Expr option : options) {
-                        int in = newState();
-                        int out = newState();
-                        empty(from, in);
-                        add(option, in, out);
-                        empty(out, to);
-                    }
+                    // No construct adds edges into its start or out of its end state (loops live on
+                    // states of their own), so the options can share both without mixing paths.
+                    for (Expr option : options) add(option, from, to);
                 }
                 case Expr.Repeat(Expr body, int min, int max) -> {
                     int current = from;
@@ -157,13 +152,7 @@ final class Nfa {
                     int[] state = new int[nodes];
                     for (int i = 0; i < nodes; i++) state[i] = newState();
                     empty(from, state[start]);
-                    for (var edge : edges) {
-                        int in = newState();
-                        int out = newState();
-                        empty(state[edge.from()], in);
-                        add(edge.label(), in, out);
-                        empty(out, state[edge.to()]);
-                    }
+                    for (var edge : edges) add(edge.label(), state[edge.from()], state[edge.to()]);
                     empty(state[end], to);
                 }
             }
