@@ -1,13 +1,10 @@
 package dev.inferd.engine.grammar;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Determinizes the grammar's network on demand: a state is the set of positions reachable after the
@@ -74,56 +71,75 @@ final class LazyDfa {
         return t;
     }
 
+    // Scratch for computing new states, reused: the automaton grows under the lock, one step at a time.
+    private int[] work = new int[64];
+    private long[] kept = new long[64];
+    private final PositionSet seen = new PositionSet();
+
     private DfaState step(DfaState s, int b) {
         int[] pos = s.positions;
-        var seeds = new Nfa.Ints();
+        int n = 0;
         for (int i = 0; i < pos.length; i += 2) {
             int[] edges = nfa.byteEdges[pos[i]];
             for (int e = 0; e < edges.length; e += 3) {
                 if (b >= edges[e] && b <= edges[e + 1]) {
-                    seeds.add(edges[e + 2]);
-                    seeds.add(pos[i + 1]);
+                    if (n + 2 > work.length) work = Arrays.copyOf(work, work.length * 2);
+                    work[n++] = edges[e + 2];
+                    work[n++] = pos[i + 1];
                 }
             }
         }
-        int[] seedArray = seeds.toArray();
-        return seedArray.length == 0 ? dead : closure(seedArray);
+        return n == 0 ? dead : closure(work, n);
     }
 
-    /** Follows empty, call and return edges from the seed positions, and interns the resulting state. */
     private DfaState closure(int[] seeds) {
-        var work = new ArrayDeque<long[]>();
-        Set<Long> seen = new HashSet<>();
-        var kept = new ArrayList<Long>();
+        if (seeds.length > work.length) work = Arrays.copyOf(work, seeds.length);
+        System.arraycopy(seeds, 0, work, 0, seeds.length);
+        return closure(work, seeds.length);
+    }
+
+    /**
+     * Follows empty, call and return edges from the seed positions ({@code work[0..n)}, pairs of state
+     * and stack), and interns the resulting state.
+     */
+    private DfaState closure(int[] seeds, int n) {
+        seen.clear();
+        int top = 0;
+        int keptCount = 0;
         boolean complete = false;
-        for (int i = 0; i < seeds.length; i += 2) push(work, seen, seeds[i], seeds[i + 1]);
-        while (!work.isEmpty()) {
-            long[] p = work.pop();
-            int q = (int) p[0];
-            int stack = (int) p[1];
-            if (nfa.byteEdges[q].length > 0) kept.add(p[0] << 32 | p[1]);
-            for (int t : nfa.emptyEdges[q]) push(work, seen, t, stack);
+        for (int i = 0; i < n; i += 2) {
+            if (seen.add(seeds[i], seeds[i + 1])) {
+                work[top++] = seeds[i];
+                work[top++] = seeds[i + 1];
+            }
+        }
+        while (top > 0) {
+            int stack = work[--top];
+            int q = work[--top];
+            if (nfa.byteEdges[q].length > 0) {
+                if (keptCount == kept.length) kept = Arrays.copyOf(kept, keptCount * 2);
+                kept[keptCount++] = (long) q << 32 | stack;
+            }
+            for (int t : nfa.emptyEdges[q]) top = push(top, t, stack);
             int[] calls = nfa.callEdges[q];
             for (int i = 0; i < calls.length; i += 2) {
-                Frame below = frames.get(stack);
-                if (below.depth >= MAX_DEPTH) continue;
-                push(work, seen, nfa.ruleStart[calls[i]], frame(calls[i + 1], stack));
+                if (frames.get(stack).depth >= MAX_DEPTH) continue;
+                top = push(top, nfa.ruleStart[calls[i]], frame(calls[i + 1], stack));
             }
             if (nfa.endOfRule[q] >= 0) {
                 if (stack == 0) {
                     complete = true;
                 } else {
-                    Frame top = frames.get(stack);
-                    push(work, seen, top.returnState, top.below);
+                    Frame f = frames.get(stack);
+                    top = push(top, f.returnState, f.below);
                 }
             }
         }
-        kept.sort(null);
-        int[] positions = new int[kept.size() * 2];
-        for (int i = 0; i < kept.size(); i++) {
-            long v = kept.get(i);
-            positions[2 * i] = (int) (v >>> 32);
-            positions[2 * i + 1] = (int) v;
+        Arrays.sort(kept, 0, keptCount);
+        int[] positions = new int[keptCount * 2];
+        for (int i = 0; i < keptCount; i++) {
+            positions[2 * i] = (int) (kept[i] >>> 32);
+            positions[2 * i + 1] = (int) kept[i];
         }
         if (positions.length == 0 && !complete) return dead;
         var key = new Key(positions, complete);
@@ -136,9 +152,64 @@ final class LazyDfa {
         return s;
     }
 
-    private static void push(ArrayDeque<long[]> work, Set<Long> seen, int q, int stack) {
-        long key = (long) q << 32 | stack;
-        if (seen.add(key)) work.push(new long[] {q, stack});
+    private int push(int top, int q, int stack) {
+        if (!seen.add(q, stack)) return top;
+        if (top + 2 > work.length) work = Arrays.copyOf(work, work.length * 2);
+        work[top++] = q;
+        work[top++] = stack;
+        return top;
+    }
+
+    /** A set of (state, stack) pairs, emptied in constant time by moving to a new generation. */
+    private static final class PositionSet {
+        private long[] keys = new long[256];
+        private int[] generation = new int[256];
+        private int current = 1;
+        private int size;
+
+        void clear() {
+            current++;
+            size = 0;
+            if (current == Integer.MAX_VALUE) {
+                Arrays.fill(generation, 0);
+                current = 1;
+            }
+        }
+
+        boolean add(int q, int stack) {
+            if (2 * (size + 1) > keys.length) grow();
+            long key = (long) q << 32 | (stack & 0xFFFFFFFFL);
+            int mask = keys.length - 1;
+            int i = (int) (mix(key) & mask);
+            while (generation[i] == current) {
+                if (keys[i] == key) return false;
+                i = (i + 1) & mask;
+            }
+            generation[i] = current;
+            keys[i] = key;
+            size++;
+            return true;
+        }
+
+        private void grow() {
+            long[] oldKeys = keys;
+            int[] oldGeneration = generation;
+            keys = new long[oldKeys.length * 2];
+            generation = new int[oldKeys.length * 2];
+            int mask = keys.length - 1;
+            for (int j = 0; j < oldKeys.length; j++) {
+                if (oldGeneration[j] != current) continue;
+                int i = (int) (mix(oldKeys[j]) & mask);
+                while (generation[i] == current) i = (i + 1) & mask;
+                generation[i] = current;
+                keys[i] = oldKeys[j];
+            }
+        }
+
+        private static long mix(long k) {
+            k *= 0x9E3779B97F4A7C15L;
+            return k ^ (k >>> 29);
+        }
     }
 
     private int frame(int returnState, int below) {

@@ -89,6 +89,12 @@ final class JsonPieces {
         var options = new ArrayList<Expr>();
         String a = Long.toString(lo);
         String b = Long.toString(hi);
+        if (hi == largestMagnitude() && a.length() < b.length()) {
+            // no upper bound: every longer number in one expression
+            options.add(sameLength(a, "9".repeat(a.length())));
+            options.add(seq(NONZERO_DIGIT, repeat(DIGIT, a.length(), MAX_INTEGER_DIGITS - 1)));
+            return alt(options);
+        }
         for (int len = a.length(); len <= b.length(); len++) {
             long from = len == a.length() ? lo : pow10(len - 1);
             long to = len == b.length() ? hi : pow10(len) - 1;

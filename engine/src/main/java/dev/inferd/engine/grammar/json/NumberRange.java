@@ -62,6 +62,9 @@ final class NumberRange {
         if (a > b) return null;
         if (a == b) {
             add(pieces, a, a, atA & atB);
+        } else if (unbounded) {
+            add(pieces, a, a, atA);
+            add(pieces, a + 1, b, ANY);
         } else {
             add(pieces, a, a, atA);
             if (b - a >= 2) add(pieces, a + 1, b - 1, ANY);
