@@ -18,7 +18,7 @@ final class LazyDfa {
     /** Frames on the rule stack; a recursive schema nests at most this deep. */
     static final int MAX_DEPTH = 48;
     /** Past this many states the intern table starts over (states in use stay valid). */
-    private static final int MAX_STATES = 200_000;
+    private static final int MAX_STATES = 50_000;
 
     final Object lock = new Object();
     final Nfa nfa;

@@ -16,6 +16,10 @@ public final class TokenMasks {
             if (bits == -1L) continue;
             int base = w << 6;
             int end = Math.min(64, vocabSize - base);
+            if (bits == 0L) {
+                java.util.Arrays.fill(logits, offset + base, offset + base + end, Float.NEGATIVE_INFINITY);
+                continue;
+            }
             for (int b = 0; b < end; b++) {
                 if ((bits & 1L << b) == 0) logits[offset + base + b] = Float.NEGATIVE_INFINITY;
             }
@@ -26,7 +30,11 @@ public final class TokenMasks {
     public static int count(long[] allowed, int vocabSize) {
         int words = (vocabSize + 63) >>> 6;
         int n = 0;
-        for (int w = 0; w < words; w++) n += Long.bitCount(allowed[w]);
+        for (int w = 0; w < words; w++) {
+            int inWord = Math.min(64, vocabSize - (w << 6));
+            long bits = inWord == 64 ? allowed[w] : allowed[w] & ((1L << inWord) - 1);
+            n += Long.bitCount(bits);
+        }
         return n;
     }
 }

@@ -67,9 +67,9 @@ class ConstrainedDecodingPropertyTest {
     void sentencePieceVocabulary() {
         int finished = 0;
         for (Case c : cases) {
-            for (long seed = 1; seed <= 2; seed++) finished += check(c, sentencePiece.decode(c.grammar(), seed, 160), seed);
+            finished += check(c, sentencePiece.decode(c.grammar(), 1, 160), 1);
         }
-        assertThat(finished).as("finished outputs").isGreaterThanOrEqualTo(cases.size());
+        assertThat(finished).as("finished outputs").isGreaterThanOrEqualTo(cases.size() / 2);
     }
 
     @Test
@@ -93,7 +93,7 @@ class ConstrainedDecodingPropertyTest {
     @Test
     void jsonObjectModeGivesAnObject() {
         Grammar object = JsonSchemaCompiler.anyObject(JsonSchemaCompiler.Options.DEFAULT);
-        for (long seed = 1; seed <= 6; seed++) {
+        for (long seed = 1; seed <= 3; seed++) {
             var out = sentencePiece.decode(object, seed, 80);
             if (out.ended()) {
                 assertThat(MiniJsonSchemas.parse(out.text())).as(out.text()).isInstanceOf(Map.class);
@@ -117,13 +117,25 @@ class ConstrainedDecodingPropertyTest {
     /** Real vocabularies (GPT-2's byte-level BPE, Llama 2's SentencePiece) with random logits. */
     @Test
     void realVocabulariesWithRandomLogits() throws IOException {
+        realVocabularies(cases.subList(0, 5), 1);
+    }
+
+    @Test
+    @Tag("slow")
+    void realVocabulariesWithRandomLogitsManySeeds() throws IOException {
+        realVocabularies(cases, 10);
+    }
+
+    private static void realVocabularies(List<Case> selected, int seeds) throws IOException {
         for (String name : List.of("tokenizers/ggml-vocab-gpt-2.gguf", "tokenizers/ggml-vocab-llama-spm.gguf")) {
             Path file = Fixtures.require(name);
             try (var gguf = GGUFFile.open(file)) {
                 Tokenizer tokenizer = Tokenizer.fromGGUF(gguf);
                 var vocabulary = TokenVocabulary.of(tokenizer);
-                for (Case c : cases) {
-                    check(c, randomLogitsDecode(c.grammar(), vocabulary, tokenizer, c.name().hashCode(), 200), 0);
+                for (Case c : selected) {
+                    for (int seed = 0; seed < seeds; seed++) {
+                        check(c, randomLogitsDecode(c.grammar(), vocabulary, tokenizer, c.name().hashCode() + seed, 200), seed);
+                    }
                 }
             }
         }
