@@ -217,8 +217,9 @@ final class ToolCallParser {
                 held.append(c);
                 Matcher m = BUILTIN_CALL.matcher(held);
                 if (m.lookingAt()) {
+                    String function = m.group(1);
                     held.setLength(0);
-                    startCall(m.group(1));
+                    startCall(function);
                     mode = Mode.PY_BUILTIN;
                 } else if (!m.hitEnd()) {
                     startCall("python");
