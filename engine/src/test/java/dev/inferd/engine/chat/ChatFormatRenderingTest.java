@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -21,8 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Every fixture template renders three conversations (system + developer + chat; a tool call, its
- * result and the answer; two parallel calls and their results) exactly as Python's jinja2 renders
+ * Every fixture template renders four conversations (system + developer + chat; a tool call, its
+ * result and the answer; two parallel calls and their results; a call of Llama's built-in
+ * {@code brave_search} with the variables {@code builtin_tools}, {@code tools_in_user_message}
+ * false and {@code date_string}) exactly as Python's jinja2 renders
  * them in Hugging Face transformers' environment. The expected strings under
  * {@code resources/dev/inferd/engine/chat/rendered/} ({@code <template>.<conversation>.txt}; a
  * template's own error as {@code !error: <message>}) were produced by a script that builds the
@@ -52,7 +55,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  *                                        # turns; mistral ids = last 9 alphanumerics after "call_";
  *                                        # system folded into the next user turn
  *     render(messages=..., add_generation_prompt=True, bos_token, eos_token,
- *            functions=json.dumps(functions, indent=4), datetime="Mar 07 2025",
+ *            functions=json.dumps(functions, indent=4), datetime="Mar 07 2025", (the built-in variables),
  *            tools=[{type: function, function: f}] if the template renders tools)
  * }</pre>
  *
@@ -97,7 +100,16 @@ class ChatFormatRenderingTest {
                             new ToolCall("call_0000weather1", "get_weather", "{\"city\": \"Tokyo\"}"),
                             new ToolCall("call_00000time02", "get_time", "{\"city\": \"Tokyo\"}"))),
                     Message.tool("call_0000weather1", "18 degrees, cloudy"),
-                    Message.tool("call_00000time02", "21:04")));
+                    Message.tool("call_00000time02", "21:04")),
+            "builtin", List.of(
+                    Message.system("You are a helpful assistant."),
+                    Message.user("Weather in Menlo Park?"),
+                    Message.assistant(null, List.of(new ToolCall("call_brave0000001", "brave_search", "{\"query\": \"Menlo Park weather\"}"))),
+                    Message.tool("call_brave0000001", "Sunny, 24 C")));
+
+    /** Llama's variables for built-in tools, a system prompt with the tools, and a fixed date. */
+    private static final Map<String, Object> BUILTIN_VARIABLES = Map.of(
+            "builtin_tools", List.of("brave_search", "wolfram_alpha"), "tools_in_user_message", false, "date_string", "01 Mar 2025");
 
     /** What the script was told about each template, and what the probes must find. */
     private record Expectation(String file, String bos, String eos, ToolCallFormat format, boolean rendersTools, boolean foldsSystem) {
@@ -123,7 +135,7 @@ class ChatFormatRenderingTest {
             new Expectation("mistralai-Mistral-Nemo-Instruct-2407", "<s>", "</s>", ToolCallFormat.MISTRAL, true, false));
 
     static Stream<Arguments> cases() {
-        return TEMPLATES.stream().flatMap(t -> Stream.of("chat", "tools", "parallel").map(c -> Arguments.of(t.file(), c)));
+        return TEMPLATES.stream().flatMap(t -> Stream.of("chat", "tools", "parallel", "builtin").map(c -> Arguments.of(t.file(), c)));
     }
 
     private static Expectation expectation(String file) {
@@ -145,9 +157,20 @@ class ChatFormatRenderingTest {
         assertThat(format.foldsSystemIntoUser()).isEqualTo(t.foldsSystem());
 
         String expected = expected(file + "." + conversation + ".txt");
-        List<ToolDefinition> tools = conversation.equals("chat") ? List.of() : TOOLS;
-        var options = new PromptOptions(tools, null, Map.of(
-                "functions", tools.isEmpty() ? "[]" : FUNCTIONS_JSON, "datetime", "Mar 07 2025"));
+        List<ToolDefinition> tools = switch (conversation) {
+            case "chat" -> List.of();
+            case "builtin" -> List.of(WEATHER);
+            default -> TOOLS;
+        };
+        Map<String, Object> variables = new HashMap<>(Map.of("functions", switch (conversation) {
+            case "chat" -> "[]";
+            case "builtin" -> WEATHER_JSON;
+            default -> FUNCTIONS_JSON;
+        }, "datetime", "Mar 07 2025"));
+        if (conversation.equals("builtin")) {
+            variables.putAll(BUILTIN_VARIABLES);
+        }
+        var options = new PromptOptions(tools, null, variables);
         List<Message> messages = CONVERSATIONS.get(conversation);
         if (expected.startsWith("!error: ")) {
             assertThatThrownBy(() -> format.render(messages, options))
@@ -202,6 +225,8 @@ class ChatFormatRenderingTest {
                     }
                 }
             ]""";
+
+    private static final String WEATHER_JSON = FUNCTIONS_JSON.substring(0, FUNCTIONS_JSON.indexOf("    },\n    {")) + "    }\n]";
 
     private static String expected(String name) throws IOException {
         try (InputStream in = ChatFormatRenderingTest.class.getResourceAsStream("rendered/" + name)) {
