@@ -31,8 +31,8 @@ final class ToolCallParser {
     private final OutputListener listener;
     private Mode mode;
     private final StringBuilder held = new StringBuilder();
-    private final StringBuilder leadingWhitespace = new StringBuilder();
-    private boolean dropWhitespace;
+    /** Whitespace is dropped at the start of the content and after calls (it would only separate calls). */
+    private boolean dropWhitespace = true;
     private StringBuilder region;
     private boolean generic;
     private CallObject call;
@@ -80,7 +80,6 @@ final class ToolCallParser {
     void finish() {
         switch (mode) {
             case START, PROBE, CONTENT -> {
-                content(leadingWhitespace);
                 if (!dropWhitespace || !held.toString().isBlank()) {
                     content(held);
                 }
@@ -111,14 +110,13 @@ final class ToolCallParser {
         switch (mode) {
             case START -> {
                 if (Character.isWhitespace(c)) {
-                    leadingWhitespace.append(c);
-                } else if (c == '{') {
+                    return;
+                }
+                if (c == '{') {
                     held.append(c);
                     mode = Mode.PROBE;
                 } else {
                     mode = Mode.CONTENT;
-                    content(leadingWhitespace);
-                    leadingWhitespace.setLength(0);
                     step(c);
                 }
             }
@@ -307,15 +305,12 @@ final class ToolCallParser {
                     }
                 }
                 held.setLength(0);
-                leadingWhitespace.setLength(0);
                 return;
             }
             waiting |= m.hitEnd();
         }
         if (!waiting) {
             mode = Mode.CONTENT;
-            content(leadingWhitespace);
-            leadingWhitespace.setLength(0);
             String text = held.toString();
             held.setLength(0);
             for (int i = 0; i < text.length(); i++) {
@@ -383,7 +378,7 @@ final class ToolCallParser {
         openName = null;
         openIndex = -1;
         mode = Mode.CONTENT;
-        dropWhitespace = calls > 0;
+        dropWhitespace = true;
     }
 
     private int startCall(String name) {

@@ -99,4 +99,13 @@ class ChatOutputParserTest {
                 .isEqualTo("{\"query\": \"a \\\"b\\\"\", \"n\": 3, \"exact\": true, \"lang\": \"en\", \"x\": null}");
         assertThat(PythonCallArguments.toJson("")).isEqualTo("{}");
     }
+
+    @Test
+    void whitespaceBeforeAndBetweenCallsIsNotContent() {
+        var events = new Events();
+        var parser = new ChatOutputParser(ToolCallFormat.HERMES, false, false, events);
+        parser.accept("\n\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>\n\n  <tool_call>{\"name\": \"g\", \"arguments\": {}}</tool_call>\n");
+        parser.finish();
+        assertThat(events.log).containsExactly("start:0:f", "args:0:{}", "start:1:g", "args:1:{}");
+    }
 }
