@@ -37,8 +37,9 @@ import java.util.Map;
  *     message and its output is parsed as {@link ToolCallFormat#GENERIC}.</li>
  * <li>A template that cannot render past calls and results (Gemma, Phi-3.5) gets them as text:
  *     the calls as the assistant's generic-form reply, each result as a user turn (consecutive ones joined).</li>
- * <li>A template that raises an error on a system message (Gemma) gets the system text at the start of
- *     the next user turn, separated by a blank line, as Gemma's documentation says to do.</li>
+ * <li>A template that raises an error on a system message (Gemma), or leaves its text out (Phi-3 mini),
+ *     gets the system text at the start of the next user turn, separated by a blank line, as Gemma's
+ *     documentation says to do.</li>
  * <li>{@code enable_thinking} is set when the request says so; other variables come from
  *     {@link PromptOptions#variables()}.</li>
  * </ul>
@@ -84,6 +85,11 @@ public final class ChatFormat {
         return new ChatFormat(ChatTemplates.of(templateSource, bosToken, eosToken, clock), templateSource);
     }
 
+    /** The template itself, for rendering maps directly. */
+    public ChatTemplate template() {
+        return template;
+    }
+
     /** How tool calls are written in this model's output. */
     public ToolCallFormat toolCallFormat() {
         return toolCallFormat;
@@ -99,7 +105,7 @@ public final class ChatFormat {
         return thinks;
     }
 
-    /** Whether a system message goes into the first user turn, because the template refuses one. */
+    /** Whether a system message goes into the next user turn, because the template refuses or drops one. */
     public boolean foldsSystemIntoUser() {
         return foldsSystem;
     }
@@ -363,10 +369,11 @@ public final class ChatFormat {
         return null;
     }
 
+    /** A template that raises an error on a system message, or renders without its text. */
     private boolean probeRejectsSystem() {
         try {
-            template.render(List.of(message("system", PROBE_SYSTEM), message("user", "inferd probe question")), true, Map.of());
-            return false;
+            String out = template.render(List.of(message("system", PROBE_SYSTEM), message("user", "inferd probe question")), true, Map.of());
+            return !out.contains(PROBE_SYSTEM);
         } catch (TemplateRaisedException e) {
             try {
                 template.render(List.of(message("user", "inferd probe question")), true, Map.of());
