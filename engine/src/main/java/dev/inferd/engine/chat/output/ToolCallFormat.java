@@ -28,7 +28,8 @@ public enum ToolCallFormat {
      * Templates without tool support (or with a call syntax not parsed here): the
      * {@code dev.inferd.engine.chat.GenericToolPrompt} asks for a reply that is only
      * {@code {"tool_calls": [{"name": "f", "arguments": {...}}, ...]}}; a bare
-     * {@code {"name": "f", "arguments": {...}}} reply is accepted too.
+     * {@code {"name": "f", "arguments": {...}}} reply is accepted too, and either inside a Markdown
+     * code block (the fence is dropped).
      */
     GENERIC(null);
 

@@ -13,15 +13,18 @@ import java.util.regex.Pattern;
  */
 final class ToolCallParser {
     /** A reply that is a call, for formats that recognise calls only at the start of the output. */
-    private static final Pattern NAMED_CALL = Pattern.compile("\\{\\s*\"name\"");
-    private static final Pattern TYPED_CALL = Pattern.compile("\\{\\s*\"type\"\\s*:\\s*\"function\"\\s*,");
-    private static final Pattern CALL_LIST = Pattern.compile("\\{\\s*\"tool_calls\"\\s*:\\s*\\[");
+    /** Small models often put the JSON in a Markdown code block; the fence is not content either. */
+    private static final String FENCE = "(?:```[A-Za-z]*\\s*)?";
+    private static final Pattern NAMED_CALL = Pattern.compile(FENCE + "\\{\\s*\"name\"");
+    private static final Pattern TYPED_CALL = Pattern.compile(FENCE + "\\{\\s*\"type\"\\s*:\\s*\"function\"\\s*,");
+    private static final Pattern CALL_LIST = Pattern.compile(FENCE + "\\{\\s*\"tool_calls\"\\s*:\\s*\\[");
+    private static final String FENCE_CLOSE = "```";
     private static final Pattern BUILTIN_CALL = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\.call\\(");
     private static final String HERMES_CLOSE = "</tool_call>";
 
     private enum Mode {
         START, PROBE, CONTENT, MARKER_OPENED, LIST_EXPECT_CALL, LIST_AFTER_CALL, LIST_CLOSE_WRAPPER,
-        CALL, CLOSE_TAG, AFTER_JSON_CALL, PY_START, PY_HEAD, PY_BUILTIN, PY_CODE
+        CALL, CLOSE_TAG, AFTER_JSON_CALL, PY_START, PY_HEAD, PY_BUILTIN, PY_CODE, FENCE_CLOSE
     }
 
     private enum Kind { NONE, CONTENT, ARGUMENTS }
@@ -35,6 +38,7 @@ final class ToolCallParser {
     private boolean dropWhitespace = true;
     private StringBuilder region;
     private boolean generic;
+    private boolean fenced;
     private CallObject call;
     private int calls;
     private int openIndex = -1;
@@ -112,7 +116,7 @@ final class ToolCallParser {
                 if (Character.isWhitespace(c)) {
                     return;
                 }
-                if (c == '{') {
+                if (c == '{' || c == '`') {
                     held.append(c);
                     mode = Mode.PROBE;
                 } else {
@@ -246,6 +250,23 @@ final class ToolCallParser {
                 }
             }
             case PY_CODE -> escapeInto(c);
+            case FENCE_CLOSE -> {
+                if (held.isEmpty() && Character.isWhitespace(c)) {
+                    return;
+                }
+                held.append(c);
+                if (!Markers.isPrefix(held, FENCE_CLOSE)) {
+                    String rest = held.toString();
+                    held.setLength(0);
+                    mode = Mode.CONTENT;
+                    for (int i = 0; i < rest.length(); i++) {
+                        step(rest.charAt(i));
+                    }
+                } else if (held.length() == FENCE_CLOSE.length()) {
+                    held.setLength(0);
+                    mode = Mode.CONTENT;
+                }
+            }
         }
     }
 
@@ -292,6 +313,7 @@ final class ToolCallParser {
             if (m.lookingAt()) {
                 region = new StringBuilder(held);
                 generic = p == CALL_LIST;
+                fenced = held.charAt(0) == '`';
                 if (p == CALL_LIST) {
                     mode = Mode.LIST_EXPECT_CALL;
                 } else {
@@ -377,7 +399,8 @@ final class ToolCallParser {
         region = null;
         openName = null;
         openIndex = -1;
-        mode = Mode.CONTENT;
+        mode = fenced ? Mode.FENCE_CLOSE : Mode.CONTENT;
+        fenced = false;
         dropWhitespace = true;
     }
 

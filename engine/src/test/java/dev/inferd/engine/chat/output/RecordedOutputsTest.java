@@ -33,7 +33,8 @@ class RecordedOutputsTest {
             "qwen3-think-then-call", "qwen3-think-then-answer", "qwen3-no-think",
             "deepseek-r1-opened-by-prompt", "deepseek-r1-cut-while-thinking",
             "mistral-one-call", "mistral-parallel-with-ids", "mistral-content-then-call",
-            "generic-list", "generic-pretty-two-calls", "generic-bare-call", "generic-content", "generic-after-thinking"})
+            "generic-list", "generic-pretty-two-calls", "generic-bare-call", "generic-content", "generic-after-thinking",
+            "generic-fenced", "generic-fenced-answer", "llama3-not-a-name", "hermes-text-after-call"})
     void parsesTheSameHoweverTheOutputIsCut(String name) throws IOException {
         Map<String, List<String>> sections = sections(name);
         String output = sections.get("output").getFirst();
