@@ -51,7 +51,7 @@ final class ReasoningSplitter {
     void finish() {
         switch (state) {
             case OPENING -> contentOut.append(held);
-            case THINKING -> {
+            case THINKING, THINKING_START -> {
                 for (int i = 0; i < held.length(); i++) {
                     reasoningChar(held.charAt(i));
                 }
@@ -81,9 +81,22 @@ final class ReasoningSplitter {
                 }
             }
             case THINKING_START -> {
-                if (!Character.isWhitespace(c)) {
-                    state = State.THINKING;
-                    step(c);
+                // A model may still write the <think> its prompt already opened.
+                if (held.isEmpty() && Character.isWhitespace(c)) {
+                    return;
+                }
+                held.append(c);
+                if (Markers.isPrefix(held, OPEN)) {
+                    if (held.length() == OPEN.length()) {
+                        held.setLength(0);
+                    }
+                    return;
+                }
+                String text = held.toString();
+                held.setLength(0);
+                state = State.THINKING;
+                for (int i = 0; i < text.length(); i++) {
+                    step(text.charAt(i));
                 }
             }
             case THINKING -> {

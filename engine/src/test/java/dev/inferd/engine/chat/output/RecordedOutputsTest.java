@@ -31,7 +31,7 @@ class RecordedOutputsTest {
             "hermes-one-call", "hermes-parallel", "hermes-content-then-call", "hermes-tricky-strings",
             "hermes-string-arguments", "hermes-arguments-first", "hermes-not-a-call",
             "qwen3-think-then-call", "qwen3-think-then-answer", "qwen3-no-think",
-            "deepseek-r1-opened-by-prompt", "deepseek-r1-cut-while-thinking",
+            "deepseek-r1-opened-by-prompt", "deepseek-r1-cut-while-thinking", "deepseek-r1-repeats-think", "deepseek-r1-thinks-about-tags",
             "mistral-one-call", "mistral-parallel-with-ids", "mistral-content-then-call",
             "generic-list", "generic-pretty-two-calls", "generic-bare-call", "generic-content", "generic-after-thinking",
             "generic-fenced", "generic-fenced-answer", "llama3-not-a-name", "hermes-text-after-call"})
