@@ -13,17 +13,17 @@ public enum ToolCallFormat {
      * {@code f.call(key="value", ...)} for a built-in tool, or by Python code (a call of
      * {@code python} with arguments {@code {"code": "..."}}).
      */
-    LLAMA3("<|python_tag|>"),
+    LLAMA3("<|python_tag|>", "", "{\"name\": \"", "\", \"parameters\": ", "}", "; ", ""),
     /**
      * Hermes, Qwen2.5, Qwen3: {@code <tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>},
      * one block per call, possibly after some text.
      */
-    HERMES("<tool_call>"),
+    HERMES("<tool_call>", "", "<tool_call>\n{\"name\": \"", "\", \"arguments\": ", "}\n</tool_call>", "\n", ""),
     /**
      * Mistral: {@code [TOOL_CALLS][{"name": "f", "arguments": {...}}, ...]}, possibly after some text
      * (an {@code "id"} key may follow the arguments).
      */
-    MISTRAL("[TOOL_CALLS]"),
+    MISTRAL("[TOOL_CALLS]", "[TOOL_CALLS][", "{\"name\": \"", "\", \"arguments\": ", "}", ", ", "]"),
     /**
      * Templates without tool support (or with a call syntax not parsed here): the
      * {@code dev.inferd.engine.chat.GenericToolPrompt} asks for a reply that is only
@@ -31,12 +31,55 @@ public enum ToolCallFormat {
      * {@code {"name": "f", "arguments": {...}}} reply is accepted too, and either inside a Markdown
      * code block (the fence is dropped).
      */
-    GENERIC(null);
+    GENERIC(null, "{\"tool_calls\": [", "{\"name\": \"", "\", \"arguments\": ", "}", ", ", "]}");
 
     private final String openingMarker;
+    private final String open;
+    private final String beforeName;
+    private final String afterName;
+    private final String afterArguments;
+    private final String between;
+    private final String close;
 
-    ToolCallFormat(String openingMarker) {
+    ToolCallFormat(String openingMarker, String open, String beforeName, String afterName, String afterArguments,
+                   String between, String close) {
         this.openingMarker = openingMarker;
+        this.open = open;
+        this.beforeName = beforeName;
+        this.afterName = afterName;
+        this.afterArguments = afterArguments;
+        this.between = between;
+        this.close = close;
+    }
+
+    /**
+     * The canonical text of a reply that is only calls, as a grammar forces it for
+     * {@code tool_choice} {@code required} or a named function: {@link #open()}, then per call
+     * {@link #callStart(String)} + the arguments JSON + {@link #callEnd()}, with {@link #between()}
+     * between calls, then {@link #close()}. The parser reads this text back as those calls.
+     */
+    public String open() {
+        return open;
+    }
+
+    /** The text of a call up to its arguments; {@code name} is written as is (function names need no JSON escaping). */
+    public String callStart(String name) {
+        return beforeName + name + afterName;
+    }
+
+    /** The text after a call's arguments. */
+    public String callEnd() {
+        return afterArguments;
+    }
+
+    /** The text between two calls. */
+    public String between() {
+        return between;
+    }
+
+    /** The text after the last call. */
+    public String close() {
+        return close;
     }
 
     /**

@@ -108,4 +108,24 @@ class ChatOutputParserTest {
         parser.finish();
         assertThat(events.log).containsExactly("start:0:f", "args:0:{}", "start:1:g", "args:1:{}");
     }
+
+    @Test
+    void theCanonicalCallTextOfEachFormatParsesBackIntoItsCalls() {
+        for (ToolCallFormat format : ToolCallFormat.values()) {
+            String text = format.open()
+                    + format.callStart("get_weather") + "{\"city\": \"Paris\"}" + format.callEnd()
+                    + format.between()
+                    + format.callStart("get_time") + "{}" + format.callEnd()
+                    + format.close();
+            for (int cut = 0; cut <= text.length(); cut++) {
+                var parser = new ChatOutputParser(format, false, false, OutputListener.NONE);
+                parser.accept(text.substring(0, cut));
+                parser.accept(text.substring(cut));
+                parser.finish();
+                assertThat(parser.result()).as(format + " " + text).isEqualTo(new ParsedOutput(null, null, List.of(
+                        new ParsedToolCall(0, "get_weather", "{\"city\": \"Paris\"}", true),
+                        new ParsedToolCall(1, "get_time", "{}", true))));
+            }
+        }
+    }
 }
