@@ -121,7 +121,7 @@ public final class ChatFormat {
         return new RenderedPrompt(text, thinks && text.lastIndexOf("<think>") > text.lastIndexOf("</think>"));
     }
 
-    /** The template's input for this conversation: its {@code messages} and other variables. */
+    /** As {@link #render(List, PromptOptions)}, with or without the generation prompt (e.g. to render a finished conversation). */
     public String render(List<Message> messages, PromptOptions options, boolean addGenerationPrompt) {
         List<Map<String, Object>> functions = functions(options.tools());
         List<Message> merged = mergeSystemMessages(messages, !functions.isEmpty() && !rendersTools

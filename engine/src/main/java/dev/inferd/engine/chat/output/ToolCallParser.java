@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
  * function's name is known) goes to the content, without its marker.
  */
 final class ToolCallParser {
-    /** A reply that is a call, for formats that recognise calls only at the start of the output. */
-    /** Small models often put the JSON in a Markdown code block; the fence is not content either. */
+    // A reply that is a call, for formats that recognise calls only at the start of the output. Small
+    // models often put the JSON in a Markdown code block; the fence is not content either.
     private static final String FENCE = "(?:```[A-Za-z]*\\s*)?";
     private static final Pattern NAMED_CALL = Pattern.compile(FENCE + "\\{\\s*\"name\"");
     private static final Pattern TYPED_CALL = Pattern.compile(FENCE + "\\{\\s*\"type\"\\s*:\\s*\"function\"\\s*,");
