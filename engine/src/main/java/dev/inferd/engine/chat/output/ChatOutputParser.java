@@ -34,6 +34,15 @@ public final class ChatOutputParser {
                 : null;
     }
 
+    /**
+     * The control tokens (by vocabulary text) that mark structure: a generator that turns tokens
+     * into text must keep these as text (or pass them to {@link #acceptControlToken}), since control
+     * tokens otherwise decode to nothing.
+     */
+    public static Set<String> markerTokens() {
+        return MARKER_TOKENS;
+    }
+
     /** Text of generated ordinary tokens (any split, also inside a UTF-8 character's chars). */
     public void accept(String text) {
         if (finished) {
