@@ -1,7 +1,7 @@
 package dev.inferd.engine.generate;
 
 import dev.inferd.engine.gguf.GGUFFile;
-import dev.inferd.engine.tensor.CopyCacheFile;
+import dev.inferd.engine.tensor.copies.CopyCacheFile;
 
 import java.io.IOException;
 
