@@ -5,6 +5,7 @@ import dev.inferd.engine.grammar.Grammar;
 import dev.inferd.engine.grammar.GrammarConstraint;
 import dev.inferd.engine.grammar.TokenVocabulary;
 import dev.inferd.engine.grammar.json.GrammarCache;
+import dev.inferd.engine.grammar.json.JsonSchemaCompiler;
 import dev.inferd.engine.sample.TokenConstraint;
 
 import java.util.ArrayList;
@@ -20,7 +21,12 @@ import java.util.Map;
  */
 public final class OutputConstraints {
 
-    private static final GrammarCache GRAMMARS = new GrammarCache(256);
+    /**
+     * Room for a newline and an indent between JSON tokens, not more: a weak model otherwise spends
+     * its token budget on blanks.
+     */
+    private static final int MAX_WHITESPACE = 4;
+    private static final GrammarCache GRAMMARS = new GrammarCache(256, new JsonSchemaCompiler.Options(MAX_WHITESPACE));
 
     private OutputConstraints() {
     }
