@@ -31,6 +31,7 @@ import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.http.InferdServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -119,11 +120,22 @@ class StructuredOutputEndToEndTest {
     }
 
     @Test
-    void jsonSchemaOutputValidatesForEverySeed() throws IOException {
+    void jsonSchemaOutputValidates() throws IOException {
+        personsValidate(3);
+    }
+
+    /** The check: 20 seeds at temperature 1. */
+    @Test
+    @Tag("slow")
+    void jsonSchemaOutputValidatesForTwentySeeds() throws IOException {
+        personsValidate(20);
+    }
+
+    private static void personsValidate(int seeds) throws IOException {
         var format = ResponseFormatJsonSchema.builder().jsonSchema(ResponseFormatJsonSchema.JsonSchema.builder()
                 .name("person").strict(true).schema(ResponseFormatJsonSchema.JsonSchema.Schema.builder()
                         .additionalProperties(schemaMap(PERSON_SCHEMA)).build()).build()).build();
-        for (long seed = 0; seed < 20; seed++) {
+        for (long seed = 0; seed < seeds; seed++) {
             ChatCompletion c = client.chat().completions().create(chat("Tell me about a person.")
                     .responseFormat(format).seed(seed).temperature(1.0).build());
             var choice = c.choices().getFirst();
@@ -133,15 +145,24 @@ class StructuredOutputEndToEndTest {
         }
     }
 
+    /**
+     * Any object may nest without end, and this model rarely closes one: an output that ends parses
+     * as an object, one cut by the token limit is the start of one (it fails only at end of input).
+     */
     @Test
     void jsonObjectOutputParses() throws IOException {
-        ChatCompletion c = client.chat().completions().create(chat("Say something.")
-                .responseFormat(ResponseFormatJsonObject.builder().build()).seed(3L).maxCompletionTokens(400).build());
-        var choice = c.choices().getFirst();
-        if (choice.finishReason() == ChatCompletion.Choice.FinishReason.STOP) {
-            assertThat(JSON.readTree(choice.message().content().orElseThrow()).isObject()).isTrue();
-        } else {
-            assertThat(choice.message().content().orElseThrow()).startsWith("{");
+        for (long seed = 0; seed < 3; seed++) {
+            ChatCompletion c = client.chat().completions().create(chat("Say something.")
+                    .responseFormat(ResponseFormatJsonObject.builder().build()).seed(seed).maxCompletionTokens(80).build());
+            var choice = c.choices().getFirst();
+            String content = choice.message().content().orElseThrow();
+            if (choice.finishReason() == ChatCompletion.Choice.FinishReason.STOP) {
+                assertThat(JSON.readTree(content).isObject()).as(content).isTrue();
+            } else {
+                assertThat(content).startsWith("{");
+                assertThatThrownBy(() -> JSON.readTree(content)).as(content)
+                        .hasMessageContaining("end-of-input");
+            }
         }
     }
 
@@ -157,10 +178,9 @@ class StructuredOutputEndToEndTest {
                 .model(MODEL).addUserMessage("A pet, please.").maxCompletionTokens(300).seed(1L)
                 .responseFormat(Pet.class).build());
         var choice = c.choices().getFirst();
-        if (choice.finishReason() == ChatCompletion.Choice.FinishReason.STOP) {
-            Pet pet = choice.message().content().orElseThrow();
-            assertThat(pet.name).isNotNull();
-        }
+        assertThat(choice.finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.STOP);
+        Pet pet = choice.message().content().orElseThrow();
+        assertThat(pet.name).isNotNull();
     }
 
     @Test
