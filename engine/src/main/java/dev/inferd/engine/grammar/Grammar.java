@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * A compiled grammar: rules of byte {@link Expr}essions, rule 0 the whole output. Immutable as seen
  * from outside and safe to share between sequences and threads (its automaton grows on first use
- * under a lock), so compile once and cache ({@code JsonSchemaCompiler} and {@link GrammarCache}).
+ * under a lock), so compile once and cache ({@code grammar.json.JsonSchemaCompiler} and {@code GrammarCache}).
  * Each sequence decodes with its own {@link #matcher}.
  */
 public final class Grammar {
