@@ -68,6 +68,10 @@ public final class ServeCommand implements Callable<Integer> {
             description = "requests that may wait per model before the server answers 429 (default: 64)")
     int maxQueued;
 
+    @Option(names = "--no-reasoning-split", description = "keep a thinking model's <think> text in 'content' "
+            + "instead of 'reasoning_content'")
+    boolean noReasoningSplit;
+
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
@@ -110,7 +114,8 @@ public final class ServeCommand implements Callable<Integer> {
 
         String failure;
         try {
-            running.started(InferdServer.start(host, port, registry, ServerOptions.defaults()));
+            running.started(InferdServer.start(host, port, registry,
+                    ServerOptions.defaults().withSeparateReasoning(!noReasoningSplit)));
             failure = loading.get();
         } catch (RuntimeException e) {
             failure = "inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage();

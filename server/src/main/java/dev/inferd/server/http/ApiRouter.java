@@ -37,7 +37,7 @@ final class ApiRouter implements Handler {
         this.models = models;
         this.metrics = metrics;
         ModelGate gate = new ModelGate(models, metrics, options);
-        this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint);
+        this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, options.separateReasoning());
         this.completions = new CompletionsEndpoint(gate, systemFingerprint);
     }
 

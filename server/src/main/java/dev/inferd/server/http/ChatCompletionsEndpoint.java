@@ -32,9 +32,13 @@ final class ChatCompletionsEndpoint {
     private final ModelGate models;
     private final String systemFingerprint;
 
-    ChatCompletionsEndpoint(ModelGate models, String systemFingerprint) {
+    private final boolean separateReasoning;
+
+    /** @param separateReasoning the server's setting; a request may turn the split off for itself */
+    ChatCompletionsEndpoint(ModelGate models, String systemFingerprint, boolean separateReasoning) {
         this.models = models;
         this.systemFingerprint = systemFingerprint;
+        this.separateReasoning = separateReasoning;
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
@@ -53,7 +57,7 @@ final class ChatCompletionsEndpoint {
                 rendered = new RenderedPrompt("", false);
                 prompt = EngineRequests.tokenize(() -> generator.chatPrompt(request.messages()), "messages");
             }
-            var output = new ChatOutput(format, rendered, request);
+            var output = new ChatOutput(format, rendered, request, separateReasoning && request.separateReasoning());
             GenerationRequest generation = EngineRequests.of(request, prompt, generator, "messages",
                     OutputConstraints.forChat(request, generator));
             long created = System.currentTimeMillis() / 1000;

@@ -11,7 +11,7 @@ import dev.inferd.server.openai.ChatRequest;
  * How a chat request's output is read: which call syntax (the template's, or the bare JSON form
  * of a forced call), whether thinking goes apart, and at most how many calls a reply keeps.
  */
-record ChatOutput(ChatFormat format, RenderedPrompt prompt, ChatRequest request) {
+record ChatOutput(ChatFormat format, RenderedPrompt prompt, ChatRequest request, boolean separateReasoning) {
 
     ChatOutputParser parser(OutputListener listener) {
         var tools = request.tools();
@@ -19,7 +19,7 @@ record ChatOutput(ChatFormat format, RenderedPrompt prompt, ChatRequest request)
             // The grammar writes the call from the first token: no thinking, the generic call form.
             return new ChatOutputParser(ToolCallFormat.GENERIC, false, false, listener);
         }
-        return format.outputParser(prompt, request.separateReasoning(), tools.parsesCalls(), listener);
+        return format.outputParser(prompt, separateReasoning, tools.parsesCalls(), listener);
     }
 
     int maxCalls() {

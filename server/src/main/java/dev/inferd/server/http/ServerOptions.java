@@ -9,7 +9,8 @@ package dev.inferd.server.http;
  * @param capacityRetryAfterSeconds the {@code Retry-After} of that 429
  * @param loadingRetryAfterSeconds the {@code Retry-After} of the 503 for a model still loading
  */
-public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds) {
+public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds,
+                            boolean separateReasoning) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_MODEL = 64;
     public static final int DEFAULT_LOADING_RETRY_AFTER_SECONDS = 2;
@@ -21,11 +22,21 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
         }
     }
 
+    /** Thinking text apart from the content ({@code reasoning_content}), as by default. */
+    public ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds) {
+        this(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, true);
+    }
+
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_MAX_IN_FLIGHT_PER_MODEL, 1, DEFAULT_LOADING_RETRY_AFTER_SECONDS);
     }
 
     public ServerOptions withMaxInFlightPerModel(int max) {
-        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds);
+        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds, separateReasoning);
+    }
+
+    /** With {@code false}, thinking stays in {@code content} for every request. */
+    public ServerOptions withSeparateReasoning(boolean separate) {
+        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, separate);
     }
 }

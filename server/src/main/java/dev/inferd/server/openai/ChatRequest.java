@@ -45,6 +45,6 @@ public record ChatRequest(String model, List<ChatMessage> messages, boolean stre
     /** Whether rendering needs the chat format (tools, tool turns, template variables) rather than plain turns. */
     public boolean needsChatFormat() {
         return !tools.definitions().isEmpty() || !templateVariables.isEmpty()
-                || conversation.stream().anyMatch(m -> !m.toolCalls().isEmpty() || m.role() == Message.Role.TOOL);
+                || conversation.stream().anyMatch(m -> !m.toolCalls().isEmpty());
     }
 }

@@ -44,7 +44,7 @@ public final class CompletionRequestParser {
                     "'logprobs' together with 'echo' is not supported by this server yet (prompt log-probabilities).");
         }
         return new CompletionRequest(model, prompts, stream, includeUsage, CommonFields.sampling(f), maxTokens,
-                CommonFields.stop(f), n, echo, logprobs);
+                CommonFields.stop(f), n, echo, logprobs, StructuredOutputFields.responseFormat(f));
     }
 
     private static List<String> prompts(JsonNode node) {

@@ -96,6 +96,12 @@ final class FakeTextGenerator implements TextGenerator {
         return new int[count];
     }
 
+    /** A conversation with tools, rendered by the plain chat format: one token per word, plus BOS. */
+    @Override
+    public int[] chatPrompt(dev.inferd.engine.chat.RenderedPrompt prompt) {
+        return new int[1 + words(prompt.text()).size()];
+    }
+
     @Override
     public int[] textPrompt(String prompt) {
         return new int[1 + words(prompt).size()];
