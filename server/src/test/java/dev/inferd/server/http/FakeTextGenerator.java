@@ -45,6 +45,19 @@ final class FakeTextGenerator implements TextGenerator {
         this.contextLength = contextLength;
     }
 
+    private volatile dev.inferd.engine.chat.ChatFormat chatFormat = dev.inferd.engine.chat.ChatFormat.of(null, "", "");
+
+    /** Chat conventions from this template (e.g. one that thinks) instead of the plain format. */
+    FakeTextGenerator template(String source) {
+        this.chatFormat = dev.inferd.engine.chat.ChatFormat.of(source, "", "");
+        return this;
+    }
+
+    @Override
+    public dev.inferd.engine.chat.ChatFormat chatFormat() {
+        return chatFormat;
+    }
+
     FakeTextGenerator text(String text) {
         this.text = text;
         return this;
