@@ -252,6 +252,18 @@ class StructuredOutputEndToEndTest {
                 .hasMessageContaining("uniqueItems");
     }
 
+    /** The extension: {@code response_format} on the legacy completions endpoint. */
+    @Test
+    void completionsTakeAJsonSchema() throws IOException {
+        var params = com.openai.models.completions.CompletionCreateParams.builder().model(MODEL).prompt("Once")
+                .maxTokens(400).seed(5L).putAdditionalBodyProperty("response_format", JsonValue.from(Map.of(
+                        "type", "json_schema", "json_schema", Map.of("name", "person",
+                                "schema", JSON.convertValue(JSON.readTree(PERSON_SCHEMA), Map.class))))).build();
+        var choice = client.completions().create(params).choices().getFirst();
+        assertThat(choice.finishReason()).isEqualTo(com.openai.models.completions.CompletionChoice.FinishReason.STOP);
+        assertThat(complaints(PERSON_SCHEMA, choice.text())).as(choice.text()).isEmpty();
+    }
+
     @Test
     void streamedCallFragmentsHaveOpenAisShape() throws Exception {
         String body = """
