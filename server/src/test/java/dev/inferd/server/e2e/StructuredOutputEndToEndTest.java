@@ -215,6 +215,27 @@ class StructuredOutputEndToEndTest {
     }
 
     @Test
+    void requiredWithTwoToolsCallsOneOfThemValidly() throws IOException {
+        String timeParameters = "{\"type\":\"object\",\"properties\":{\"zone\":{\"enum\":[\"UTC\",\"CET\"]}},"
+                + "\"required\":[\"zone\"],\"additionalProperties\":false}";
+        var timeTool = ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder().name("get_time")
+                .parameters(FunctionParameters.builder().additionalProperties(schemaMap(timeParameters)).build()).build()).build();
+        for (long seed = 0; seed < 4; seed++) {
+            ChatCompletion c = client.chat().completions().create(chat("Time or weather?").addTool(weatherTool())
+                    .addTool(timeTool).toolChoice(ChatCompletionToolChoiceOption.ofAuto(ChatCompletionToolChoiceOption.Auto.REQUIRED))
+                    .parallelToolCalls(false).seed(seed).build());
+            var choice = c.choices().getFirst();
+            assertThat(choice.finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.TOOL_CALLS);
+            var calls = choice.message().toolCalls().orElseThrow();
+            assertThat(calls).hasSize(1);
+            var function = calls.getFirst().asFunction().function();
+            String schema = function.name().equals("get_time") ? timeParameters : WEATHER_PARAMETERS;
+            assertThat(function.name()).isIn("get_time", "get_weather");
+            assertThat(complaints(schema, function.arguments())).isEmpty();
+        }
+    }
+
+    @Test
     void toolChoiceNoneGivesText() throws IOException {
         ChatCompletion c = client.chat().completions().create(chat("Once upon a time").addTool(weatherTool())
                 .toolChoice(ChatCompletionToolChoiceOption.ofAuto(ChatCompletionToolChoiceOption.Auto.NONE))
