@@ -95,6 +95,10 @@ public final class ServeCommand implements Callable<Integer> {
             description = "open connections at once (default: ${DEFAULT-VALUE})")
     int maxConnections;
 
+    @Option(names = "--no-reasoning-split", description = "keep a thinking model's <think> text in 'content' "
+            + "instead of 'reasoning_content'")
+    boolean noReasoningSplit;
+
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
@@ -158,7 +162,7 @@ public final class ServeCommand implements Callable<Integer> {
 
         String failure;
         try {
-            running.started(InferdServer.start(host, port, registry, speech, options));
+            running.started(InferdServer.start(host, port, registry, speech, options.withSeparateReasoning(!noReasoningSplit)));
             failure = loading.get();
         } catch (RuntimeException e) {
             failure = "inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage();

@@ -1,7 +1,8 @@
 package dev.inferd.engine.generate;
 
+import dev.inferd.engine.chat.ChatFormat;
 import dev.inferd.engine.chat.ChatTemplate;
-import dev.inferd.engine.chat.ChatTemplates;
+import dev.inferd.engine.chat.RenderedPrompt;
 import dev.inferd.engine.chat.jinja.TemplateException;
 import dev.inferd.engine.chat.jinja.TemplateRaisedException;
 import dev.inferd.engine.gguf.GGUFFile;
@@ -18,6 +19,7 @@ import java.util.Map;
  * file has none) rendered with a generation prompt, then tokenized with special tokens recognised.
  */
 public final class ChatPrompt {
+    private final ChatFormat format;
     private final ChatTemplate template;
     private final Tokenizer tokenizer;
     private final Map<String, Object> variables;
@@ -26,7 +28,8 @@ public final class ChatPrompt {
         this.tokenizer = tokenizer;
         String bos = tokenizer.bos() >= 0 ? tokenizer.tokenText(tokenizer.bos()) : "";
         String eos = tokenizer.eos() >= 0 ? tokenizer.tokenText(tokenizer.eos()) : "";
-        this.template = ChatTemplates.of(templateSource, bos, eos);
+        this.format = ChatFormat.of(templateSource, bos, eos);
+        this.template = format.template();
         this.variables = Map.of("bos_token", bos, "eos_token", eos);
     }
 
@@ -60,6 +63,16 @@ public final class ChatPrompt {
     /** As {@link #tokens}, refusing early a conversation of more than {@code maxTokens} tokens (one more for a doubled BOS). */
     public int[] tokens(List<ChatMessage> messages, int maxTokens) {
         return withoutDoubleBos(tokenizer.encode(render(messages), true, true, maxTokens + 1));
+    }
+
+    /** The model's chat conventions: conversations with tools and reasoning in, parsed output out. */
+    public ChatFormat format() {
+        return format;
+    }
+
+    /** The tokens of a prompt rendered by {@link #format()}. */
+    public int[] tokens(RenderedPrompt prompt) {
+        return withoutDoubleBos(tokenizer.encode(prompt.text(), true, true));
     }
 
     /** Templates that write {@code bos_token} themselves would otherwise get a second BOS from the tokenizer. */

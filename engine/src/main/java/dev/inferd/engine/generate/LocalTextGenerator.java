@@ -1,5 +1,9 @@
 package dev.inferd.engine.generate;
 
+import dev.inferd.engine.chat.ChatFormat;
+import dev.inferd.engine.chat.RenderedPrompt;
+import dev.inferd.engine.grammar.TokenVocabulary;
+
 import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.batch.Scheduler;
@@ -235,6 +239,21 @@ public final class LocalTextGenerator implements TextGenerator {
     @Override
     public int[] textPrompt(String prompt, int maxTokens) {
         return tokenizer.encode(prompt, true, true, maxTokens);
+    }
+
+    @Override
+    public ChatFormat chatFormat() {
+        return chatPrompt.format();
+    }
+
+    @Override
+    public int[] chatPrompt(RenderedPrompt prompt) {
+        return chatPrompt.tokens(prompt);
+    }
+
+    @Override
+    public TokenVocabulary vocabulary() {
+        return TokenVocabulary.of(tokenizer);
     }
 
     @Override

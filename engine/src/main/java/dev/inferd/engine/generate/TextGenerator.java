@@ -1,5 +1,9 @@
 package dev.inferd.engine.generate;
 
+import dev.inferd.engine.chat.ChatFormat;
+import dev.inferd.engine.chat.RenderedPrompt;
+import dev.inferd.engine.grammar.TokenVocabulary;
+
 import java.util.List;
 
 /**
@@ -17,6 +21,21 @@ public interface TextGenerator extends AutoCloseable {
 
     /** The conversation rendered with the model's chat template (generation prompt added) and tokenized. */
     int[] chatPrompt(List<ChatMessage> messages);
+
+    /** The model's chat conventions: conversations with tools in, output split into content, reasoning and calls. */
+    default ChatFormat chatFormat() {
+        return ChatFormat.of(null, "", "");
+    }
+
+    /** A conversation rendered by {@link #chatFormat()}, tokenized. */
+    default int[] chatPrompt(RenderedPrompt prompt) {
+        throw new UnsupportedOperationException("this generator renders no chat formats");
+    }
+
+    /** The vocabulary as byte strings, for grammar constraints; null when the generator cannot be constrained. */
+    default TokenVocabulary vocabulary() {
+        return null;
+    }
 
     /** A raw text prompt tokenized as a legacy completion prompt (BOS added where the model wants it). */
     int[] textPrompt(String prompt);

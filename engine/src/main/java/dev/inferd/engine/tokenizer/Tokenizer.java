@@ -43,6 +43,14 @@ public interface Tokenizer {
     boolean isControl(int token);
 
     /**
+     * True for control, user-defined and unknown tokens: tokens that stand for something other than
+     * their text (a tool-call marker, say), so constrained decoding never uses them to spell output.
+     */
+    default boolean isSpecial(int token) {
+        return isControl(token);
+    }
+
+    /**
      * Tokenizes text.
      *
      * @param addSpecial add BOS (and EOS, if the model's metadata asks) around the text

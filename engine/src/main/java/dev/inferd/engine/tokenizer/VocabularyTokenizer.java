@@ -76,6 +76,12 @@ abstract sealed class VocabularyTokenizer implements Tokenizer permits SentenceP
     }
 
     @Override
+    public boolean isSpecial(int token) {
+        vocab.checkId(token);
+        return vocab.has(token, TokenAttr.CONTROL | TokenAttr.USER_DEFINED | TokenAttr.UNKNOWN | TokenAttr.UNUSED);
+    }
+
+    @Override
     public int[] encode(String text, boolean addSpecial, boolean parseSpecial) {
         IntList out = new IntList();
         if (addSpecial && vocab.addBos) out.add(vocab.bos);

@@ -52,7 +52,7 @@ final class ApiRouter implements Handler {
         ModelGate gate = new ModelGate(models, metrics, options);
         long maxBody = options.limits().maxBodyBytes();
         this.writeTimeout = options.limits().writeTimeout();
-        this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody);
+        this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody, options.separateReasoning());
         this.completions = new CompletionsEndpoint(gate, systemFingerprint, maxBody);
     }
 

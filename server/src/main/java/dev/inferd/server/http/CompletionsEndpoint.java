@@ -9,6 +9,7 @@ import dev.inferd.server.openai.CompletionLogprobs;
 import dev.inferd.server.openai.CompletionRequest;
 import dev.inferd.server.openai.CompletionRequestParser;
 import dev.inferd.server.openai.EngineRequests;
+import dev.inferd.server.openai.OutputConstraints;
 import dev.inferd.server.openai.FinishReasons;
 import dev.inferd.server.openai.Usage;
 import io.helidon.webserver.http.ServerRequest;
@@ -41,10 +42,11 @@ final class CompletionsEndpoint {
         CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
+            var constraint = OutputConstraints.forFormat(request.responseFormat(), generator, "response_format");
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {
                 int[] tokens = EngineRequests.tokenize(limit -> generator.textPrompt(prompt, limit), generator, "prompt");
-                prompts.add(new PreparedPrompt(prompt, tokens, EngineRequests.of(request, tokens, generator, "prompt")));
+                prompts.add(new PreparedPrompt(prompt, tokens, EngineRequests.of(request, tokens, generator, "prompt", constraint)));
             }
             long created = System.currentTimeMillis() / 1000;
             String id = Ids.completionId();

@@ -11,9 +11,10 @@ import java.time.Duration;
  * @param capacityRetryAfterSeconds the {@code Retry-After} of that 429
  * @param loadingRetryAfterSeconds the {@code Retry-After} of the 503 for a model still loading
  * @param limits the bounds on connections, bodies and slow clients
+ * @param separateReasoning whether thinking goes to {@code reasoning_content} (else it stays in {@code content})
  */
 public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds,
-                            Limits limits) {
+                            Limits limits, boolean separateReasoning) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_MODEL = 64;
     public static final int DEFAULT_LOADING_RETRY_AFTER_SECONDS = 2;
@@ -75,16 +76,26 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
         }
     }
 
+    /** Thinking text apart from the content ({@code reasoning_content}), as by default. */
+    public ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds) {
+        this(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, Limits.defaults(), true);
+    }
+
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_MAX_IN_FLIGHT_PER_MODEL, 1, DEFAULT_LOADING_RETRY_AFTER_SECONDS,
-                Limits.defaults());
+                Limits.defaults(), true);
     }
 
     public ServerOptions withMaxInFlightPerModel(int max) {
-        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits);
+        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits, separateReasoning);
     }
 
     public ServerOptions withLimits(Limits newLimits) {
-        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, newLimits);
+        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, newLimits, separateReasoning);
+    }
+
+    /** With {@code false}, thinking stays in {@code content} for every request. */
+    public ServerOptions withSeparateReasoning(boolean separate) {
+        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits, separate);
     }
 }

@@ -17,7 +17,7 @@ public record ChatCompletionChunk(String id, String object, long created, String
     }
 
     /** The three delta shapes a text reply uses. */
-    public sealed interface Delta permits RoleDelta, ContentDelta, EmptyDelta {
+    public sealed interface Delta permits RoleDelta, ContentDelta, ReasoningDelta, ToolCallsDelta, EmptyDelta {
     }
 
     /** The first delta of every choice: {@code {"role":"assistant","content":"","refusal":null}}. */
@@ -26,6 +26,25 @@ public record ChatCompletionChunk(String id, String object, long created, String
     }
 
     public record ContentDelta(String content) implements Delta {
+    }
+
+    /** Thinking text, apart from the content (the field DeepSeek and vLLM use). */
+    public record ReasoningDelta(String reasoningContent) implements Delta {
+    }
+
+    /** One fragment of one call. */
+    public record ToolCallsDelta(List<ToolCallFragment> toolCalls) implements Delta {
+    }
+
+    /**
+     * The first fragment of a call has {@code id}, {@code type} and the name with {@code arguments: ""};
+     * later ones only {@code index} and a piece of {@code arguments}.
+     */
+    public record ToolCallFragment(int index, @JsonInclude(JsonInclude.Include.NON_NULL) String id,
+                                   @JsonInclude(JsonInclude.Include.NON_NULL) String type, FunctionFragment function) {
+    }
+
+    public record FunctionFragment(@JsonInclude(JsonInclude.Include.NON_NULL) String name, String arguments) {
     }
 
     /** The finish chunk's {@code {}}. */
@@ -38,6 +57,25 @@ public record ChatCompletionChunk(String id, String object, long created, String
 
         public ChatCompletionChunk role(int index) {
             return one(new Choice(index, RoleDelta.ASSISTANT, null, null));
+        }
+
+        /** The first delta of a reply known to be a tool call: {@code content} null. */
+        public ChatCompletionChunk roleForCall(int index) {
+            return one(new Choice(index, new RoleDelta("assistant", null, null), null, null));
+        }
+
+        public ChatCompletionChunk reasoning(int index, String text) {
+            return one(new Choice(index, new ReasoningDelta(text), null, null));
+        }
+
+        public ChatCompletionChunk callStart(int index, int call, String id, String name) {
+            return one(new Choice(index, new ToolCallsDelta(List.of(
+                    new ToolCallFragment(call, id, "function", new FunctionFragment(name, "")))), null, null));
+        }
+
+        public ChatCompletionChunk callArguments(int index, int call, String piece) {
+            return one(new Choice(index, new ToolCallsDelta(List.of(
+                    new ToolCallFragment(call, null, null, new FunctionFragment(null, piece)))), null, null));
         }
 
         public ChatCompletionChunk content(int index, String text, ChatLogprobs logprobs) {

@@ -1,10 +1,12 @@
 package dev.inferd.server.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.inferd.engine.chat.Message;
 import dev.inferd.engine.generate.ChatMessage;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Turns a chat completion request body into a {@link ChatRequest}, or a 400 that names the field. */
@@ -19,8 +21,14 @@ public final class ChatRequestParser {
     public static ChatRequest parse(JsonNode body) {
         Fields f = Fields.ofBody(body);
         String model = f.requiredString("model");
-        List<ChatMessage> messages = messages(f.required("messages"));
+        JsonNode messageNodes = f.required("messages");
+        List<ChatMessage> messages = messages(messageNodes);
+        List<Message> conversation = ChatMessages.parse(messageNodes);
         rejectUnsupportedFeatures(f);
+        ResponseFormat responseFormat = StructuredOutputFields.responseFormat(f);
+        ChatTools tools = StructuredOutputFields.tools(f);
+        Map<String, Object> templateVariables = StructuredOutputFields.templateVariables(f);
+        boolean separateReasoning = f.bool("separate_reasoning", true);
 
         boolean stream = f.bool("stream", false);
         boolean includeUsage = CommonFields.includeUsage(f) && stream;
@@ -33,7 +41,8 @@ public final class ChatRequestParser {
         }
         int topLogprobs = logprobs ? (top == null ? 0 : top) : -1;
         return new ChatRequest(model, messages, stream, includeUsage, CommonFields.sampling(f), maxTokens,
-                CommonFields.stop(f), CommonFields.n(f), topLogprobs);
+                CommonFields.stop(f), CommonFields.n(f), topLogprobs, conversation, responseFormat, tools, templateVariables,
+                separateReasoning);
     }
 
     /** {@code max_completion_tokens} replaces the deprecated {@code max_tokens}; when both come, the lower wins. */
@@ -63,14 +72,11 @@ public final class ChatRequestParser {
         String role = m.requiredString("role");
         if ("function".equals(role)) {
             throw ApiError.unsupported(path + ".role",
-                    "The deprecated 'function' role is not supported; function calling is not supported yet.");
+                    "The deprecated 'function' role is not supported; use 'tool' messages with 'tool_call_id'.");
         }
         if (!ROLES.contains(role)) {
             throw ApiError.invalid(path + ".role", "Invalid value for '" + path + ".role': '" + role
                     + "'. Supported values are: 'system', 'developer', 'user', 'assistant' and 'tool'.");
-        }
-        if ("assistant".equals(role) && m.node("tool_calls").filter(t -> !t.isEmpty()).isPresent()) {
-            throw ApiError.unsupported(path + ".tool_calls", "Tool calls are not supported by this server yet.");
         }
         if ("tool".equals(role)) m.requiredString("tool_call_id");
         String content = content(m, role, path);
@@ -78,7 +84,7 @@ public final class ChatRequestParser {
         return new ChatMessage("developer".equals(role) ? "system" : role, content);
     }
 
-    private static String content(Fields m, String role, String path) {
+    static String content(Fields m, String role, String path) {
         var node = m.node("content");
         if (node.isEmpty()) {
             if ("assistant".equals(role)) return "";
@@ -107,37 +113,15 @@ public final class ChatRequestParser {
         return String.join("\n", texts);
     }
 
-    /** Tools and structured output come later; refuse them loudly rather than ignore them. */
+    /** The deprecated {@code functions}/{@code function_call} forms are refused: {@code tools} replaces them. */
     private static void rejectUnsupportedFeatures(Fields f) {
-        f.node("tools").ifPresent(tools -> {
-            if (!tools.isArray()) throw ApiError.invalidType("tools", "an array", Fields.describe(tools));
-            if (!tools.isEmpty()) {
-                throw ApiError.unsupported("tools", "Tool calling ('tools') is not supported by this server yet.");
-            }
-        });
         f.node("functions").filter(fn -> !fn.isEmpty()).ifPresent(fn -> {
-            throw ApiError.unsupported("functions", "Function calling ('functions') is not supported by this server yet.");
-        });
-        f.node("tool_choice").ifPresent(choice -> {
-            boolean harmless = choice.isTextual() && Set.of("none", "auto").contains(choice.textValue());
-            if (!harmless) {
-                throw ApiError.unsupported("tool_choice",
-                        "Tool calling is not supported by this server yet; 'tool_choice' may only be 'none' or 'auto'.");
-            }
+            throw ApiError.unsupported("functions", "The deprecated 'functions' field is not supported; use 'tools'.");
         });
         f.node("function_call").ifPresent(call -> {
             if (!(call.isTextual() && Set.of("none", "auto").contains(call.textValue()))) {
-                throw ApiError.unsupported("function_call", "Function calling is not supported by this server yet.");
-            }
-        });
-        f.node("response_format").ifPresent(format -> {
-            String type = Fields.ofObject(format, "response_format").requiredString("type");
-            switch (type) {
-                case "text" -> { }
-                case "json_object", "json_schema" -> throw ApiError.unsupported("response_format",
-                        "'response_format' of type '" + type + "' is not supported by this server yet.");
-                default -> throw ApiError.invalid("response_format.type", "Invalid value for 'response_format.type': '"
-                        + type + "'. Supported values are: 'text', 'json_object' and 'json_schema'.");
+                throw ApiError.unsupported("function_call",
+                        "The deprecated 'function_call' field is not supported; use 'tool_choice'.");
             }
         });
         f.node("modalities").ifPresent(modalities -> {

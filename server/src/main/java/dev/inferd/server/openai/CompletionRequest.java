@@ -10,11 +10,12 @@ import java.util.List;
  * @param maxTokens generated tokens per choice (OpenAI's default is 16; 0 is allowed)
  * @param maxTokensGiven whether the client set {@code max_tokens}; the default alone is lowered to fit the context
  * @param logprobs -1 without log-probabilities, else the number of alternatives per token (0..5)
+ * @param responseFormat the chat API's {@code response_format}, accepted here as an extension
  */
 public record CompletionRequest(String model, List<String> prompts, boolean stream, boolean includeUsage,
                                 SamplingFields sampling, int maxTokens, boolean maxTokensGiven,
                                 List<String> stop, int n,
-                                boolean echo, int logprobs) implements GenerationFields {
+                                boolean echo, int logprobs, ResponseFormat responseFormat) implements GenerationFields {
 
     public CompletionRequest {
         prompts = List.copyOf(prompts);

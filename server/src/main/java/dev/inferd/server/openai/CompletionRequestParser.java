@@ -46,7 +46,7 @@ public final class CompletionRequestParser {
         }
         return new CompletionRequest(model, prompts, stream, includeUsage, CommonFields.sampling(f), maxTokens,
                 givenMaxTokens != null,
-                CommonFields.stop(f), n, echo, logprobs);
+                CommonFields.stop(f), n, echo, logprobs, StructuredOutputFields.responseFormat(f));
     }
 
     private static List<String> prompts(JsonNode node) {

@@ -3,6 +3,7 @@ package dev.inferd.server.openai;
 import dev.inferd.engine.generate.GenerationRequest;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.sample.SamplingParams;
+import dev.inferd.engine.sample.TokenConstraint;
 
 import dev.inferd.engine.tokenizer.TooManyTokensException;
 
@@ -27,6 +28,12 @@ public final class EngineRequests {
      */
     public static GenerationRequest of(GenerationFields request, int[] prompt, TextGenerator generator,
                                        String promptParam) {
+        return of(request, prompt, generator, promptParam, null);
+    }
+
+    /** As {@link #of(GenerationFields, int[], TextGenerator, String)}, each choice under {@code constraint} (null: free). */
+    public static GenerationRequest of(GenerationFields request, int[] prompt, TextGenerator generator,
+                                       String promptParam, TokenConstraint.Factory constraint) {
         checkLogitBias(generator, request.sampling().logitBias());
         int context = generator.description().contextLength();
         if (prompt.length >= context) throw ApiError.contextLengthExceeded(promptParam, context, prompt.length);
@@ -42,7 +49,8 @@ public final class EngineRequests {
         float topP = s.topP() == 0f ? Float.MIN_VALUE : s.topP();
         var sampling = new SamplingParams(s.temperature(), topP, s.seed(), s.presencePenalty(), s.frequencyPenalty(),
                 s.logitBias());
-        return new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), sampling, request.logprobCount());
+        return new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), sampling, request.logprobCount(),
+                constraint);
     }
 
     /**

@@ -45,6 +45,19 @@ final class FakeTextGenerator implements TextGenerator {
         this.contextLength = contextLength;
     }
 
+    private volatile dev.inferd.engine.chat.ChatFormat chatFormat = dev.inferd.engine.chat.ChatFormat.of(null, "", "");
+
+    /** Chat conventions from this template (e.g. one that thinks) instead of the plain format. */
+    FakeTextGenerator template(String source) {
+        this.chatFormat = dev.inferd.engine.chat.ChatFormat.of(source, "", "");
+        return this;
+    }
+
+    @Override
+    public dev.inferd.engine.chat.ChatFormat chatFormat() {
+        return chatFormat;
+    }
+
     FakeTextGenerator text(String text) {
         this.text = text;
         return this;
@@ -100,6 +113,12 @@ final class FakeTextGenerator implements TextGenerator {
             count += 1 + words(m.content()).size();
         }
         return new int[count];
+    }
+
+    /** A conversation with tools, rendered by the plain chat format: one token per word, plus BOS. */
+    @Override
+    public int[] chatPrompt(dev.inferd.engine.chat.RenderedPrompt prompt) {
+        return new int[1 + words(prompt.text()).size()];
     }
 
     @Override

@@ -62,8 +62,8 @@ class ValidationWireTest {
                         "messages[0].content[0].text", "Missing required parameter"),
                 arguments("{\"model\":\"fake-model\",\"messages\":[{\"role\":\"tool\",\"content\":\"18C\"}]}", "messages[0].tool_call_id", "Missing required parameter"),
                 arguments("{\"model\":\"fake-model\",\"messages\":[{\"role\":\"function\",\"name\":\"f\",\"content\":\"x\"}]}", "messages[0].role", "not supported"),
-                arguments("{\"model\":\"fake-model\",\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}]}",
-                        "messages[0].tool_calls", "not supported"),
+                arguments("{\"model\":\"fake-model\",\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{nope\"}}]}]}",
+                        "messages[0].tool_calls[0].function.arguments", "not a JSON text"),
                 arguments(chat("\"temperature\":3"), "temperature", "Invalid value for 'temperature': must be between 0 and 2, but got 3."),
                 arguments(chat("\"temperature\":-0.1"), "temperature", "must be between 0 and 2"),
                 arguments(chat("\"temperature\":\"hot\""), "temperature", "Invalid type for 'temperature': expected a number, but got a string instead."),
@@ -93,10 +93,12 @@ class ValidationWireTest {
                 arguments(chat("\"seed\":1.5"), "seed", "expected an integer"),
                 arguments(chat("\"stream\":\"true\""), "stream", "expected a boolean"),
                 arguments(chat("\"stream\":true,\"stream_options\":{\"include_usage\":1}"), "stream_options.include_usage", "expected a boolean"),
-                arguments(chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]"), "tools", "not supported by this server yet"),
-                arguments(chat("\"tool_choice\":\"required\""), "tool_choice", "not supported"),
-                arguments(chat("\"response_format\":{\"type\":\"json_object\"}"), "response_format", "'json_object' is not supported"),
-                arguments(chat("\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\"}}"), "response_format", "'json_schema' is not supported"),
+                arguments(chat("\"tools\":[{\"type\":\"custom\",\"custom\":{\"name\":\"f\"}}]"), "tools[0].type", "only 'function' tools"),
+                arguments(chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a b\"}}]"), "tools[0].function.name", "Names may contain only"),
+                arguments(chat("\"tool_choice\":\"required\""), "tool_choice", "'required' needs 'tools'"),
+                arguments(chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"g\"}}"), "tool_choice.function.name", "no tool named 'g'"),
+                arguments(chat("\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"no spaces\"}}"), "response_format.json_schema.name", "Names may contain only"),
+                arguments(chat("\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"schema\":{\"type\":\"array\",\"uniqueItems\":true}}}"), "response_format.json_schema.schema", "uniqueItems"),
                 arguments(chat("\"response_format\":{\"type\":\"yaml\"}"), "response_format.type", "'yaml'"));
     }
 

@@ -27,7 +27,7 @@ final class Filters {
         return switch (name) {
             case "trim" -> Strings.strip(Values.str(v), a.string(0, "chars", null), true, true);
             case "length", "count" -> Values.length(v);
-            case "tojson" -> JsonDumps.write(v, a.has(0, "indent") && a.get(0, "indent", null) != null
+            case "tojson" -> Json.write(v, a.has(0, "indent") && a.get(0, "indent", null) != null
                     ? a.integer(0, "indent", 0) : null, Values.truthy(a.named().getOrDefault("sort_keys", false)));
             case "string" -> Values.str(v);
             case "upper" -> Values.str(v).toUpperCase();

@@ -8,8 +8,13 @@ import java.util.Map;
  * {@code json.dumps(value, ensure_ascii=False, indent=indent)}, keys in insertion order, no HTML
  * escaping, separators {@code ", "}/{@code ": "} (and {@code ","} at line ends when indenting).
  */
-final class JsonDumps {
-    private JsonDumps() {
+public final class Json {
+    private Json() {
+    }
+
+    /** {@code json.dumps(value, ensure_ascii=False)}: the compact one-line form templates' {@code tojson} gives. */
+    public static String write(Object value) {
+        return write(value, null, false);
     }
 
     static String write(Object value, Integer indent, boolean sortKeys) {

@@ -1,0 +1,237 @@
+package dev.inferd.engine.grammar;
+
+import dev.inferd.engine.tokenizer.Tokenizer;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.stream.IntStream;
+
+/**
+ * The token bytes of one vocabulary as a trie, for computing token masks: a walk of the trie in
+ * depth-first order steps the grammar's automaton once per trie node and skips a whole subtree as
+ * soon as its prefix cannot continue the output. Built once per tokenizer ({@link #of(Tokenizer)}
+ * caches it). Also holds the computed masks, per automaton state, within a memory budget.
+ *
+ * <p>Tokens with no bytes (control, unknown, unused) and special tokens never match grammar text;
+ * end-of-generation tokens are allowed exactly when the grammar is complete.
+ */
+public final class TokenVocabulary {
+    /** Masks kept per vocabulary, in bytes. */
+    private static final long MASK_CACHE_BYTES = 64L << 20;
+    private static final Map<Tokenizer, TokenVocabulary> BY_TOKENIZER = Collections.synchronizedMap(new WeakHashMap<>());
+
+    private final byte[][] tokenBytes;
+    private final int size;
+    private final int words;
+    private final long[] endOfGeneration;
+    // The trie in preorder, root excluded: each node's byte, depth (root's children have depth 1),
+    // the index just after its subtree, and the tokens ending there (tokenIds[tokenFrom[i]..tokenTo[i])).
+    private final byte[] label;
+    private final int[] depth;
+    private final int[] skip;
+    private final int[] tokenFrom;
+    private final int[] tokenTo;
+    private final int[] tokenIds;
+    private final int maxDepth;
+    private final MaskCache masks = new MaskCache();
+
+    private TokenVocabulary(byte[][] tokenBytes, int[] endOfGenerationTokens) {
+        this.tokenBytes = tokenBytes;
+        size = tokenBytes.length;
+        words = (size + 63) >>> 6;
+        endOfGeneration = new long[words];
+        for (int t : endOfGenerationTokens) endOfGeneration[t >>> 6] |= 1L << t;
+
+        int[] ids = IntStream.range(0, size).filter(t -> tokenBytes[t] != null && tokenBytes[t].length > 0)
+                .boxed().sorted(Comparator.comparing(t -> tokenBytes[t], Arrays::compareUnsigned))
+                .mapToInt(Integer::intValue).toArray();
+        int capacity = 0;
+        int longest = 0;
+        for (int t : ids) {
+            capacity += tokenBytes[t].length;
+            longest = Math.max(longest, tokenBytes[t].length);
+        }
+        byte[] lab = new byte[capacity];
+        int[] dep = new int[capacity];
+        int[] skp = new int[capacity];
+        int[] from = new int[capacity];
+        int[] to = new int[capacity];
+        int[] open = new int[longest + 1];
+        int nodes = 0;
+        int openDepth = 0;
+        byte[] previous = new byte[0];
+        for (int k = 0; k < ids.length; k++) {
+            byte[] b = tokenBytes[ids[k]];
+            int common = Arrays.mismatch(previous, b);
+            if (common < 0) common = b.length;
+            for (int d = openDepth; d > common; d--) skp[open[d]] = nodes;
+            for (int d = common; d < b.length; d++) {
+                lab[nodes] = b[d];
+                dep[nodes] = d + 1;
+                from[nodes] = k;
+                to[nodes] = k;
+                open[d + 1] = nodes++;
+            }
+            openDepth = b.length;
+            int node = open[b.length];
+            if (to[node] == from[node]) from[node] = k;
+            to[node] = k + 1;
+            previous = b;
+        }
+        for (int d = openDepth; d > 0; d--) skp[open[d]] = nodes;
+        label = Arrays.copyOf(lab, nodes);
+        depth = Arrays.copyOf(dep, nodes);
+        skip = Arrays.copyOf(skp, nodes);
+        tokenFrom = Arrays.copyOf(from, nodes);
+        tokenTo = Arrays.copyOf(to, nodes);
+        tokenIds = ids;
+        maxDepth = longest;
+    }
+
+    /** The vocabulary of a tokenizer, built once per tokenizer. */
+    public static TokenVocabulary of(Tokenizer tokenizer) {
+        return BY_TOKENIZER.computeIfAbsent(tokenizer, TokenVocabulary::build);
+    }
+
+    private static TokenVocabulary build(Tokenizer tokenizer) {
+        int n = tokenizer.vocabSize();
+        byte[][] bytes = new byte[n][];
+        int[] endOfGeneration = IntStream.range(0, n).filter(tokenizer::isEndOfGeneration).toArray();
+        for (int t = 0; t < n; t++) {
+            bytes[t] = tokenizer.isSpecial(t) || tokenizer.isEndOfGeneration(t) ? null : tokenizer.tokenBytes(t);
+        }
+        return new TokenVocabulary(bytes, endOfGeneration);
+    }
+
+    /**
+     * A vocabulary from each token's bytes (null or empty: never allowed) and its end-of-generation
+     * tokens.
+     */
+    public static TokenVocabulary of(byte[][] tokenBytes, int[] endOfGenerationTokens) {
+        byte[][] copy = new byte[tokenBytes.length][];
+        for (int t = 0; t < copy.length; t++) copy[t] = tokenBytes[t] == null || tokenBytes[t].length == 0 ? null : tokenBytes[t].clone();
+        for (int t : endOfGenerationTokens) copy[t] = null;
+        return new TokenVocabulary(copy, endOfGenerationTokens);
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /** The length of a mask: one bit per token, in longs. */
+    public int maskWords() {
+        return words;
+    }
+
+    /** Nodes of the trie (for reporting its size). */
+    public int trieNodes() {
+        return label.length;
+    }
+
+    /** The bytes a token spells, or null for a token that never matches text. */
+    byte[] bytes(int token) {
+        return tokenBytes[token];
+    }
+
+    boolean isEndOfGeneration(int token) {
+        return (endOfGeneration[token >>> 6] & 1L << token) != 0;
+    }
+
+    long[] endOfGenerationBits() {
+        return endOfGeneration;
+    }
+
+    /** Writes the tokens allowed from {@code state} (grammar text only) into {@code bits}. */
+    void fillTextMask(LazyDfa dfa, DfaState state, long[] bits) {
+        Object cached = masks.get(state);
+        if (cached == null) {
+            long[] dense = new long[words];
+            synchronized (dfa.lock) {
+                walk(dfa, state, dense);
+            }
+            cached = compact(dense);
+            masks.put(state, cached);
+        }
+        switch (cached) {
+            case long[] dense -> System.arraycopy(dense, 0, bits, 0, words);
+            case int[] sparse -> {
+                Arrays.fill(bits, 0, words, 0L);
+                for (int t : sparse) bits[t >>> 6] |= 1L << t;
+            }
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    private void walk(LazyDfa dfa, DfaState start, long[] bits) {
+        if (!start.canContinue()) return;
+        var atDepth = new DfaState[maxDepth + 1];
+        atDepth[0] = start;
+        DfaState dead = dfa.dead;
+        int n = label.length;
+        int i = 0;
+        while (i < n) {
+            int d = depth[i];
+            DfaState t = dfa.next(atDepth[d - 1], label[i] & 0xFF);
+            if (t == dead) {
+                i = skip[i];
+                continue;
+            }
+            for (int k = tokenFrom[i]; k < tokenTo[i]; k++) {
+                int token = tokenIds[k];
+                bits[token >>> 6] |= 1L << token;
+            }
+            if (!t.canContinue()) {
+                i = skip[i];
+                continue;
+            }
+            atDepth[d] = t;
+            i++;
+        }
+    }
+
+    /** Few allowed tokens are kept as their ids, many as the bit set. */
+    private Object compact(long[] dense) {
+        int count = 0;
+        for (long w : dense) count += Long.bitCount(w);
+        if ((long) count * 32 >= (long) words * 64) return dense;
+        int[] ids = new int[count];
+        int k = 0;
+        for (int w = 0; w < dense.length; w++) {
+            long bitsLeft = dense[w];
+            while (bitsLeft != 0) {
+                ids[k++] = (w << 6) + Long.numberOfTrailingZeros(bitsLeft);
+                bitsLeft &= bitsLeft - 1;
+            }
+        }
+        return ids;
+    }
+
+    /** Masks by automaton state, least recently used dropped first past the byte budget. */
+    private static final class MaskCache {
+        private final LinkedHashMap<DfaState, Object> entries = new LinkedHashMap<>(256, 0.75f, true);
+        private long bytes;
+
+        synchronized Object get(DfaState state) {
+            return entries.get(state);
+        }
+
+        synchronized void put(DfaState state, Object mask) {
+            Object old = entries.put(state, mask);
+            if (old != null) bytes -= sizeOf(old);
+            bytes += sizeOf(mask);
+            var it = entries.values().iterator();
+            while (bytes > MASK_CACHE_BYTES && it.hasNext()) {
+                bytes -= sizeOf(it.next());
+                it.remove();
+            }
+        }
+
+        private static long sizeOf(Object mask) {
+            return mask instanceof long[] l ? 8L * l.length : 4L * ((int[]) mask).length;
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.inferd.server.http;
+
+import dev.inferd.engine.chat.ChatFormat;
+import dev.inferd.engine.chat.RenderedPrompt;
+import dev.inferd.engine.chat.output.ChatOutputParser;
+import dev.inferd.engine.chat.output.OutputListener;
+import dev.inferd.engine.chat.output.ToolCallFormat;
+import dev.inferd.server.openai.ChatRequest;
+
+/**
+ * How a chat request's output is read: which call syntax (the template's, or the bare JSON form
+ * of a forced call), whether thinking goes apart, and at most how many calls a reply keeps.
+ */
+record ChatOutput(ChatFormat format, RenderedPrompt prompt, ChatRequest request, boolean separateReasoning) {
+
+    ChatOutputParser parser(OutputListener listener) {
+        var tools = request.tools();
+        if (tools.forcesCall()) {
+            // The grammar writes the call from the first token: no thinking, the generic call form.
+            return new ChatOutputParser(ToolCallFormat.GENERIC, false, false, listener);
+        }
+        return format.outputParser(prompt, separateReasoning, tools.parsesCalls(), listener);
+    }
+
+    int maxCalls() {
+        return request.tools().parallelCalls() ? Integer.MAX_VALUE : 1;
+    }
+
+    /** A reply that ended normally with calls in it finished to call tools. */
+    static String finishReason(String engineReason, boolean hasCalls) {
+        return hasCalls && "stop".equals(engineReason) ? "tool_calls" : engineReason;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.inferd.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A thinking model's {@code <think>} text travels in {@code reasoning_content}, never in {@code content}. */
+class ReasoningWireTest {
+    private static final String THINKING_TEMPLATE = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}"
+            + "{% if add_generation_prompt %}<|assistant|>{% endif %}{# replies may open <think> #}";
+
+    private final TestServer server = new TestServer();
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private String chat(String extra) {
+        return "{\"model\":\"fake-model\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]" + extra + "}";
+    }
+
+    @Test
+    void thinkingIsReasoningContent() throws Exception {
+        server.model.template(THINKING_TEMPLATE).text("<think>Let me see.</think> Hello there");
+        JsonNode message = TestServer.json(server.post("/v1/chat/completions", chat(""))).get("choices").get(0).get("message");
+        assertThat(message.get("reasoning_content").asText()).isEqualTo("Let me see.");
+        assertThat(message.get("content").asText()).doesNotContain("think").contains("Hello there");
+    }
+
+    @Test
+    void streamedThinkingIsReasoningDeltas() throws Exception {
+        server.model.template(THINKING_TEMPLATE).text("<think>Let me see.</think> Hello there");
+        String body = server.post("/v1/chat/completions", chat(",\"stream\":true")).body();
+        StringBuilder reasoning = new StringBuilder();
+        StringBuilder content = new StringBuilder();
+        for (String line : body.split("\n")) {
+            if (!line.startsWith("data: {")) continue;
+            JsonNode choices = TestServer.MAPPER.readTree(line.substring(6)).get("choices");
+            if (choices.isEmpty()) continue;
+            JsonNode delta = choices.get(0).get("delta");
+            if (delta.has("reasoning_content")) reasoning.append(delta.get("reasoning_content").asText());
+            if (delta.has("content") && !delta.get("content").isNull()) content.append(delta.get("content").asText());
+        }
+        assertThat(reasoning.toString()).isEqualTo("Let me see.");
+        assertThat(content.toString()).doesNotContain("think").contains("Hello there");
+    }
+
+    @Test
+    void theRequestCanKeepThinkingInContent() throws Exception {
+        server.model.template(THINKING_TEMPLATE).text("<think>Let me see.</think> Hello there");
+        JsonNode message = TestServer.json(server.post("/v1/chat/completions", chat(",\"separate_reasoning\":false")))
+                .get("choices").get(0).get("message");
+        assertThat(message.has("reasoning_content")).isFalse();
+        assertThat(message.get("content").asText()).contains("<think>Let me see.</think>");
+    }
+}
