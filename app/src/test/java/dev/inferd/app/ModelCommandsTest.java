@@ -51,7 +51,7 @@ class ModelCommandsTest {
         assertThat(lines).anyMatch(l -> l.matches("stories-260k +yes +1\\.2 kB +llama +F32 +base +yes"));
         assertThat(lines).anyMatch(l -> l.matches("llama-3\\.2-1b-instruct +- +807\\.7 MB +llama +Q4_K_M +chat +yes"));
         assertThat(lines).anyMatch(l -> l.matches("llama-3\\.2-1b +- +\\? +llama +Q4_K_M +base +yes"));
-        assertThat(lines).anyMatch(l -> l.matches("speech-large-v3 +- +3\\.1 GB +whisper +F16 +speech +no"));
+        assertThat(lines).anyMatch(l -> l.matches("speech-large-v3 +- +3\\.1 GB +whisper +F16 +speech +yes"));
         assertThat(out()).contains("Downloaded models are in " + home.resolve("models"));
         assertThat(out()).contains("42 of 42 models can be served by this build.");
     }
