@@ -102,8 +102,15 @@ public final class Json {
         }
     }
 
+    /** A JSON string literal, escaped as {@link #string(StringBuilder, String)} does. */
+    public static String quote(CharSequence s) {
+        var sb = new StringBuilder(s.length() + 2);
+        string(sb, s.toString());
+        return sb.toString();
+    }
+
     /** Escapes as Python's json does with ensure_ascii=False: quotes, backslash, control characters only. */
-    static void string(StringBuilder sb, String s) {
+    public static void string(StringBuilder sb, String s) {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -1,5 +1,7 @@
 package dev.inferd.engine.chat.output;
 
+import dev.inferd.engine.chat.jinja.Json;
+
 /**
  * The keyword arguments of a Llama built-in tool call, {@code brave_search.call(query="x", n=3)},
  * as a JSON object: {@code {"query": "x", "n": 3}}. Strings (single or double quoted) become JSON
@@ -46,7 +48,7 @@ final class PythonCallArguments {
                     sb.append(c);
                 }
                 i++;
-                value = quote(sb);
+                value = Json.quote(sb);
             } else {
                 int end = inside.indexOf(',', i);
                 String literal = inside.substring(i, end < 0 ? n : end).strip();
@@ -55,34 +57,12 @@ final class PythonCallArguments {
                     case "True" -> "true";
                     case "False" -> "false";
                     case "None" -> "null";
-                    default -> literal.matches("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?") ? literal : quote(literal);
+                    default -> literal.matches("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?") ? literal : Json.quote(literal);
                 };
             }
-            out.append(first ? "" : ", ").append(quote(name)).append(": ").append(value);
+            out.append(first ? "" : ", ").append(Json.quote(name)).append(": ").append(value);
             first = false;
         }
         return out.append('}').toString();
-    }
-
-    private static String quote(CharSequence s) {
-        var sb = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
     }
 }

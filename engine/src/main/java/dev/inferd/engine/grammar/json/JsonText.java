@@ -1,5 +1,7 @@
 package dev.inferd.engine.grammar.json;
 
+import dev.inferd.engine.chat.jinja.Json;
+
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;
@@ -23,7 +25,7 @@ public final class JsonText {
     private static void write(Object value, StringBuilder sb) {
         switch (value) {
             case null -> sb.append("null");
-            case String s -> string(s, sb);
+            case String s -> Json.string(sb, s);
             case Boolean b -> sb.append(b);
             case Integer i -> sb.append(i);
             case Long l -> sb.append(l);
@@ -42,7 +44,7 @@ public final class JsonText {
                 for (var e : m.entrySet()) {
                     if (!first) sb.append(',');
                     first = false;
-                    string(String.valueOf(e.getKey()), sb);
+                    Json.string(sb, String.valueOf(e.getKey()));
                     sb.append(':');
                     write(e.getValue(), sb);
                 }
@@ -62,29 +64,6 @@ public final class JsonText {
 
     /** A JSON string literal: quotes, backslashes and control characters escaped, the rest as is. */
     public static String string(String s) {
-        var sb = new StringBuilder(s.length() + 2);
-        string(s, sb);
-        return sb.toString();
-    }
-
-    private static void string(String s, StringBuilder sb) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case '\b' -> sb.append("\\b");
-                case '\f' -> sb.append("\\f");
-                default -> {
-                    if (c < 0x20) sb.append("\\u%04x".formatted((int) c));
-                    else sb.append(c);
-                }
-            }
-        }
-        sb.append('"');
+        return Json.quote(s);
     }
 }
