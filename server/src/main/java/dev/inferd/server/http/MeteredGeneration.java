@@ -53,8 +53,9 @@ final class MeteredGeneration {
     void cancelAndAwait() {
         if (!countsReported) hook.cancelled();
         generation.cancelAndAwait();
-        GenerationResult done = generation.result().getNow(null);
-        if (done != null) reportCounts(done);
+        var result = generation.result();
+        // a generation that failed has no counts to report (and getNow would throw its failure)
+        if (result.isDone() && !result.isCompletedExceptionally()) reportCounts(result.join());
     }
 
     /** The counts reach the hook on the request's thread, before its response is finished and recorded. */
