@@ -8,6 +8,8 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import dev.inferd.engine.FuzzBudget;
 import net.jqwik.api.Provide;
 
 import java.io.IOException;
@@ -21,9 +23,10 @@ import java.util.stream.Stream;
  * Bounded property-based fuzzing of the Jinja renderer: template sources made of Jinja's pieces either
  * compile and render or fail with {@link TemplateException}; the models' real templates render any
  * conversation, however odd its roles and contents, or refuse it with {@link TemplateException}.
- * {@code -Djqwik.tries.default=...} does not change these bounded counts; raise {@code tries} locally
- * for a longer run.
+ * The tries are a short budget in {@code ./test}; {@code -Dinferd.fuzz.factor=N} multiplies them (see
+ * {@link FuzzBudget}).
  */
+@AddLifecycleHook(FuzzBudget.class)
 class ChatTemplateFuzzTest {
 
     private static final List<String> PIECES = List.of("{{ ", " }}", "{% ", " %}", "{# ", " #}", "if ", "else",

@@ -4,6 +4,8 @@ import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import dev.inferd.server.FuzzBudget;
 import net.jqwik.api.Provide;
 
 import java.nio.charset.StandardCharsets;
@@ -13,9 +15,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Bounded property-based fuzzing of the request parsers: whatever bytes or JSON come in, parsing
- * either succeeds or throws {@link ApiError} with a 4xx, never anything else. The number of tries is
- * small in {@code ./test}; raise {@code tries} locally for a longer run.
+ * either succeeds or throws {@link ApiError} with a 4xx, never anything else. The tries are a short
+ * budget in {@code ./test}; {@code -Dinferd.fuzz.factor=N} multiplies them (see {@link FuzzBudget}).
  */
+@AddLifecycleHook(FuzzBudget.class)
 class RequestParserFuzzTest {
 
     private static final List<String> FIELDS = List.of("model", "messages", "prompt", "stream", "stream_options",
