@@ -211,7 +211,14 @@ public final class ModelPool implements AutoCloseable {
 
     /** Reserves room for {@code id} (unloading idle models into {@code evicted}) and starts its load. */
     private Slot startLoad(String id, List<Slot> evicted) {
-        long estimate = Math.max(0, source.estimateBytes(id));
+        long estimate;
+        try {
+            estimate = Math.max(0, source.estimateBytes(id));
+        } catch (ApiError e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw ApiError.modelFailed(id, e.getMessage() == null ? e.toString() : e.getMessage());
+        }
         if (estimate > limits.memoryBudget()) {
             throw ApiError.modelTooLarge(id, "it needs about " + estimate + " bytes and the server's memory budget is "
                     + limits.memoryBudget() + " bytes (--memory-budget)");
