@@ -49,14 +49,16 @@ public final class CloudDeployment implements AutoCloseable {
     }
 
     private final InferdServer server;
+    private final CloudGateway gateway;
     private final Accounts accounts;
     private final DeploymentCatalog catalog;
     private final ModelPool pool;
     private final CatalogAdmin catalogAdmin;
 
-    private CloudDeployment(InferdServer server, Accounts accounts, DeploymentCatalog catalog, ModelPool pool,
-                            CatalogAdmin catalogAdmin) {
+    private CloudDeployment(InferdServer server, CloudGateway gateway, Accounts accounts, DeploymentCatalog catalog,
+                            ModelPool pool, CatalogAdmin catalogAdmin) {
         this.server = server;
+        this.gateway = gateway;
         this.accounts = accounts;
         this.catalog = catalog;
         this.pool = pool;
@@ -69,7 +71,7 @@ public final class CloudDeployment implements AutoCloseable {
         var accounts = new Accounts(db, clock);
         var gateway = gateway(db, config, models, clock, accounts, null);
         return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults(), gateway),
-                accounts, null, null, null);
+                gateway, accounts, null, null, null);
     }
 
     /**
@@ -90,7 +92,7 @@ public final class CloudDeployment implements AutoCloseable {
         var gateway = gateway(db, config, registry, clock, accounts, admin);
         try {
             return new CloudDeployment(InferdServer.start(host, port, registry, speech, ServerOptions.defaults(), gateway),
-                    accounts, catalog, pool, admin);
+                    gateway, accounts, catalog, pool, admin);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
@@ -131,6 +133,7 @@ public final class CloudDeployment implements AutoCloseable {
     @Override
     public void close() {
         server.stop();
+        gateway.close();
         if (pool != null) pool.close();
     }
 }
