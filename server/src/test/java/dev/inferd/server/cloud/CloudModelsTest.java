@@ -17,7 +17,17 @@ import dev.inferd.server.store.Database;
 import dev.inferd.server.store.KeyScopes;
 import dev.inferd.server.store.TestDatabases;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import dev.inferd.engine.Fixtures;
+import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.speech.whisper.SyntheticWhisper;
+import dev.inferd.speech.whisper.WhisperShape;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -243,6 +253,36 @@ class CloudModelsTest {
         assertThat(raw.headers().firstValue("x-should-retry")).hasValue("false");
         assertThat(raw.headers().firstValue("retry-after")).isEmpty();
         assertThat(opener.loads).isEmpty();
+    }
+
+    /** Slow: the random model fills its window with tokens. */
+    @Test
+    @Tag("slow")
+    void aSpeechModelOfTheCatalogLoadsOnItsFirstTranscription(@TempDir Path tmp) throws Exception {
+        byte[] wav = Files.readAllBytes(Fixtures.require("audio/LDC93S1.wav"));
+        var shape = new WhisperShape("whisper-micro", 51865, 64, 2, 1, 1, 80);
+        Path file = new SyntheticWhisper.Spec(shape, GGMLType.F16, 3, 1.0f).write(tmp.resolve("micro.bin"));
+        deploy(ROOMY);
+        assertThat(admin("POST", "/models", "{\"id\": \"speech-micro\", \"file\": \"" + file + "\"}").statusCode()).isEqualTo(201);
+
+        HttpResponse<String> asChat = chatOverHttp("speech-micro");
+        assertThat(asChat.statusCode()).isEqualTo(400);
+        assertThat(asChat.body()).contains("speech-to-text model");
+        assertThat(cloud.pool().loaded()).isEmpty();
+
+        var body = new ByteArrayOutputStream();
+        String boundary = "inferd-test-boundary";
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nspeech-micro\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"response_format\"\r\n\r\ntext\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"clip.wav\"\r\n"
+                + "Content-Type: audio/wav\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        body.writeBytes(wav);
+        body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        var transcribed = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cloud.port() + "/v1/audio/transcriptions"))
+                .header("Authorization", "Bearer " + secret).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(transcribed.statusCode()).as(transcribed.body()).isEqualTo(200);
+        assertThat(cloud.pool().loaded()).containsExactly("speech-micro");
     }
 
     private HttpResponse<String> chatOverHttp(String model) throws Exception {

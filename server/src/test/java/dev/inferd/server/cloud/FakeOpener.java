@@ -49,7 +49,8 @@ final class FakeOpener implements ModelOpener {
     @Override
     public CatalogModel describe(ModelSpec spec, long nowSeconds) {
         if (spec.file() != null) {
-            return new CatalogModel(spec.id(), spec.ownedBy() == null ? "user" : spec.ownedBy(), "chat", spec.file(), nowSeconds);
+            String kind = spec.file().endsWith(".bin") ? CatalogModel.SPEECH : "chat";
+            return new CatalogModel(spec.id(), spec.ownedBy() == null ? "user" : spec.ownedBy(), kind, spec.file(), nowSeconds);
         }
         if (!spec.id().startsWith("model-") && !spec.id().startsWith("extra-")) {
             throw new IllegalArgumentException("unknown model '" + spec.id() + "'");
@@ -68,6 +69,10 @@ final class FakeOpener implements ModelOpener {
         loads.add(model.id());
         CountDownLatch gate = gates.get(model.id());
         if (gate != null) gate.await();
+        if (model.isSpeech()) {
+            return new LoadedModel.Speech(dev.inferd.speech.whisper.WhisperModel.open(java.nio.file.Path.of(model.source())),
+                    estimateBytes(model));
+        }
         var echo = slow.contains(model.id()) ? new EchoModel(model.id(), 20) : new EchoModel(model.id());
         opened.put(model.id(), echo);
         return new LoadedModel.Text(echo, null, estimateBytes(model));
