@@ -208,7 +208,7 @@ public final class CloudCommand implements Callable<Integer> {
                 + "/dashboard, database " + db.describe() + ". Ctrl-C stops.");
         System.out.printf(Locale.ROOT, "inferd: %d models listed, loaded on demand within %.1f GiB%s; requests wait %d ms for a load%n",
                 cloud.catalog().models().size(), limits.memoryBudget() / (double) (1L << 30),
-                limits.maxLoaded() > 0 ? " and " + limits.maxLoaded() + " models" : "", limits.loadWait().toMillis());
+                limits.maxLoaded() > 0 ? ", at most " + limits.maxLoaded() + " loaded at once" : "", limits.loadWait().toMillis());
         if (cloud.accounts().listAccounts().isEmpty()) {
             String dbArgs = store.database != null ? " --database '" + store.database + "'"
                     : store.config != null ? " --config " + store.config : "";

@@ -224,7 +224,7 @@ public final class ModelPool implements AutoCloseable {
                     + limits.memoryBudget() + " bytes (--memory-budget)");
         }
         if (!makeRoom(estimate, null, evicted)) {
-            throw ApiError.noRoomForModel(id, "every loaded model is serving requests and the server's budget ("
+            throw ApiError.noRoomForModel(id, "the models loaded or loading are all in use and the server's budget ("
                     + describeLimits() + ") leaves no room for another. Please retry shortly.", limits.retryAfterSeconds());
         }
         Slot slot = new Slot(id, estimate);
@@ -329,6 +329,6 @@ public final class ModelPool implements AutoCloseable {
     }
 
     private String describeLimits() {
-        return limits.memoryBudget() + " bytes" + (limits.maxLoaded() > 0 ? ", " + limits.maxLoaded() + " models" : "");
+        return limits.memoryBudget() + " bytes" + (limits.maxLoaded() > 0 ? ", at most " + limits.maxLoaded() + " loaded at once" : "");
     }
 }

@@ -230,7 +230,7 @@ class CloudModelsTest {
             assertThat(noRoom.headers().firstValue("retry-after")).hasValue("2");
             JsonNode error = JSON.readTree(noRoom.body()).path("error");
             assertThat(error.path("type").asText()).isEqualTo("service_unavailable_error");
-            assertThat(error.path("message").asText()).contains("every loaded model is serving requests");
+            assertThat(error.path("message").asText()).contains("the models loaded or loading are all in use");
             assertThat(opener.loads).containsExactly("model-01");
             assertThat(opener.opened.get("model-01").closed).isFalse();
         }
