@@ -34,10 +34,10 @@ import java.util.concurrent.CountDownLatch;
                 "Serve the OpenAI API as a hosted deployment: every /v1 request needs Authorization: Bearer <key>;",
                 "per-key scopes, rate limits (429), usage and cost records; the admin API under /admin/v1/ and the",
                 "dashboard at /dashboard. The database is an SQLite file under $INFERD_HOME unless --database says otherwise.",
-                "GET /v1/models lists the deployment's catalog (the catalog of `inferd models` at first; the admin API and",
-                "the config's \"models\" change it, SIGHUP or POST /admin/v1/reload re-reads the config); a request for a",
-                "listed model loads it (downloading it first if need be) within the memory budget, unloading the least",
-                "recently used idle model."})
+                "GET /v1/models lists the deployment's catalog: the catalog of `inferd models` at first,",
+                "changed by the admin API and the config's \"models\" (SIGHUP or POST /admin/v1/reload re-reads it).",
+                "A request for a listed model loads it (downloading it first if need be) within the memory",
+                "budget, unloading the least recently used idle model."})
 public final class CloudCommand implements Callable<Integer> {
     private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
 
