@@ -40,6 +40,8 @@ import java.util.concurrent.CountDownLatch;
                 "budget, unloading the least recently used idle model."})
 public final class CloudCommand implements Callable<Integer> {
     private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    /** With the default KV cache of an eighth of the heap each, this many models' caches fill the heap at most. */
+    static final int DEFAULT_MAX_LOADED = 8;
 
     @Mixin
     StoreOptions store;
@@ -61,11 +63,12 @@ public final class CloudCommand implements Callable<Integer> {
     int threads;
 
     @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
-            description = "memory for the KV cache per loaded model, e.g. 1g (default: the engine's, as for serve)")
+            description = "memory for the KV cache per loaded model, e.g. 1g (default: an eighth of the Java heap)")
     String kvMemory;
 
-    @Option(names = "--max-loaded-models", defaultValue = "0", paramLabel = "N",
-            description = "models loaded at once; the least recently used idle one is unloaded for another (default: no limit but --memory-budget)")
+    @Option(names = "--max-loaded-models", defaultValue = "" + DEFAULT_MAX_LOADED, paramLabel = "N",
+            description = "models loaded at once; the least recently used idle one is unloaded for another; 0 for no "
+                    + "limit but --memory-budget (default: ${DEFAULT-VALUE}, so that the default KV caches fit the heap)")
     int maxLoadedModels;
 
     @Option(names = "--memory-budget", defaultValue = "0", paramLabel = "SIZE",
@@ -90,6 +93,8 @@ public final class CloudCommand implements Callable<Integer> {
         long kvBytes;
         try {
             kvBytes = ByteSize.parse(kvMemory);
+            // The KV caches live in the heap: models loaded side by side must not each take the engine's default share of it.
+            if (kvBytes == 0) kvBytes = Runtime.getRuntime().maxMemory() / DEFAULT_MAX_LOADED;
             long budget = ByteSize.parse(memoryBudget);
             limits = PoolLimits.defaults(physicalMemory()).withMaxLoaded(maxLoadedModels).withLoadWait(parseDuration(loadWait));
             if (budget > 0) limits = limits.withMemoryBudget(budget);
