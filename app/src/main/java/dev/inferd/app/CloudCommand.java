@@ -1,15 +1,15 @@
 package dev.inferd.app;
 
+import dev.inferd.app.models.CatalogModelOpener;
 import dev.inferd.app.models.ModelException;
 import dev.inferd.app.models.ModelResolver;
-import dev.inferd.app.models.ResolvedModel;
-import dev.inferd.engine.generate.LocalTextGenerator;
-import dev.inferd.engine.generate.TextGenerator;
-import dev.inferd.engine.gguf.GGUFFormatException;
+import dev.inferd.app.models.ModelsConfig;
 import dev.inferd.server.cloud.CloudConfig;
+import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.cloud.deploy.CloudDeployment;
-import dev.inferd.server.http.ModelRegistry;
-import dev.inferd.server.openai.EngineRequests;
+import dev.inferd.server.openai.ApiError;
+import dev.inferd.server.pool.ModelPool;
+import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
 import dev.inferd.server.store.StoreException;
 import picocli.CommandLine.Command;
@@ -17,26 +17,37 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 
 /** {@code inferd cloud}: the API of {@code serve} behind API keys, rate limits and usage metering, with its dashboard. */
 @Command(name = "cloud", mixinStandardHelpOptions = true,
         description = {
                 "Serve the OpenAI API as a hosted deployment: every /v1 request needs Authorization: Bearer <key>;",
                 "per-key scopes, rate limits (429), usage and cost records; the admin API under /admin/v1/ and the",
-                "dashboard at /dashboard. The database is an SQLite file under $INFERD_HOME unless --database says otherwise."})
+                "dashboard at /dashboard. The database is an SQLite file under $INFERD_HOME unless --database says otherwise.",
+                "GET /v1/models lists the deployment's catalog: the catalog of `inferd models` at first,",
+                "changed by the admin API and the config's \"models\" (SIGHUP or POST /admin/v1/reload re-reads it).",
+                "A request for a listed model loads it (downloading it first if need be) within the memory",
+                "budget, unloading the least recently used idle model."})
 public final class CloudCommand implements Callable<Integer> {
     private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    /** With the default KV cache of an eighth of the heap each, this many models' caches fill the heap at most. */
+    static final int DEFAULT_MAX_LOADED = 8;
 
     @Mixin
     StoreOptions store;
 
     @Option(names = "--model", paramLabel = "<slug|file.gguf>",
-            description = "a catalog slug or a GGUF file to serve; repeatable (none: the API answers but lists no model)")
+            description = "a catalog slug or a model file to add to the catalog (when not listed) and load at start; repeatable")
     List<String> models = new ArrayList<>();
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
@@ -51,13 +62,44 @@ public final class CloudCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "0", paramLabel = "N", description = "compute threads (default: all cores)")
     int threads;
 
+    @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
+            description = "memory for the KV cache per loaded model, e.g. 1g (default: an eighth of the Java heap)")
+    String kvMemory;
+
+    @Option(names = "--max-loaded-models", defaultValue = "" + DEFAULT_MAX_LOADED, paramLabel = "N",
+            description = "models loaded at once; the least recently used idle one is unloaded for another; 0 for no "
+                    + "limit but --memory-budget (default: ${DEFAULT-VALUE}, so that the default KV caches fit the heap)")
+    int maxLoadedModels;
+
+    @Option(names = "--memory-budget", defaultValue = "0", paramLabel = "SIZE",
+            description = "memory all loaded models may take together (weights, their copies, KV caches), e.g. 16g "
+                    + "(default: three quarters of the machine's memory)")
+    String memoryBudget;
+
+    @Option(names = "--load-wait", defaultValue = "10s", paramLabel = "DURATION",
+            description = "how long a request waits for its model to load before a 503 with Retry-After, e.g. 10s, 500ms, 2m (default: ${DEFAULT-VALUE})")
+    String loadWait;
+
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
     @Override
     public Integer call() {
-        if (port < 0 || port > 65535 || threads < 0 || contextLength < 0) {
-            System.err.println("inferd: --port, --threads and --ctx must be positive (--port at most 65535)");
+        if (port < 0 || port > 65535 || threads < 0 || contextLength < 0 || maxLoadedModels < 0) {
+            System.err.println("inferd: --port, --threads, --ctx and --max-loaded-models must be positive (--port at most 65535)");
+            return 2;
+        }
+        PoolLimits limits;
+        long kvBytes;
+        try {
+            kvBytes = ByteSize.parse(kvMemory);
+            // The KV caches live in the heap: models loaded side by side must not each take the engine's default share of it.
+            if (kvBytes == 0) kvBytes = Runtime.getRuntime().maxMemory() / DEFAULT_MAX_LOADED;
+            long budget = ByteSize.parse(memoryBudget);
+            limits = PoolLimits.defaults(physicalMemory()).withMaxLoaded(maxLoadedModels).withLoadWait(parseDuration(loadWait));
+            if (budget > 0) limits = limits.withMemoryBudget(budget);
+        } catch (IllegalArgumentException e) {
+            System.err.println("inferd: --kv-memory, --memory-budget, --load-wait: " + e.getMessage());
             return 2;
         }
         HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
@@ -68,12 +110,16 @@ public final class CloudCommand implements Callable<Integer> {
             System.err.println("inferd: cannot read --config " + store.config + ": " + e.getMessage());
             return 2;
         }
-        List<TextGenerator> loaded = new ArrayList<>();
-        ModelRegistry registry = new ModelRegistry();
         try (Database db = Database.open(store.databaseUrl(config))) {
-            load(registry, loaded);
-            try (CloudDeployment cloud = CloudDeployment.start(host, port, db, config, registry, Clock.systemUTC())) {
-                printStart(cloud, db);
+            ModelResolver resolver = ModelResolver.fromEnvironment();
+            Path copies = ModelsConfig.fromEnvironment(System::getenv).copiesDir();
+            var opener = new CatalogModelOpener(resolver,
+                    new CatalogModelOpener.LoadOptions(contextLength, kvBytes, threads, copies), offline, new ModelEvents(System.out));
+            var catalog = new CloudDeployment.Catalog(opener, limits, store.config == null ? null : () -> store.readConfig().models());
+            try (CloudDeployment cloud = CloudDeployment.withCatalog(host, port, db, config, Clock.systemUTC(), catalog)) {
+                preload(cloud);
+                reloadOnHangUp(cloud);
+                printStart(cloud, db, limits);
                 var stopped = new CountDownLatch(1);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     System.err.println("inferd: shutting down");
@@ -86,7 +132,10 @@ public final class CloudCommand implements Callable<Integer> {
         } catch (StoreException e) {
             System.err.println("inferd: " + e.getMessage());
             return 1;
-        } catch (ModelException | GGUFFormatException | UnsupportedOperationException | IOException e) {
+        } catch (ModelException | IllegalArgumentException e) {
+            System.err.println("inferd: " + e.getMessage());
+            return 1;
+        } catch (ApiError e) {
             System.err.println("inferd: cannot load a model: " + e.getMessage());
             return 1;
         } catch (IllegalStateException e) {
@@ -95,32 +144,76 @@ public final class CloudCommand implements Callable<Integer> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
-        } finally {
-            loaded.forEach(TextGenerator::close);
         }
     }
 
-    private void load(ModelRegistry registry, List<TextGenerator> loaded) throws IOException {
-        if (models.isEmpty()) return;
-        ModelResolver resolver = ModelResolver.fromEnvironment();
+    /** Adds each {@code --model} to the catalog when it is not listed, and loads it. */
+    private void preload(CloudDeployment cloud) throws InterruptedException {
         for (String arg : models) {
-            ResolvedModel model = resolver.resolveModel(arg, offline);
-            String owner = model.entry().isPresent() ? model.ownedBy() : null;
-            var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
-                    .withMaxChoices(EngineRequests.MAX_CHOICES).withThreads(threads)
-                    .withCopyCache(ModelEvents.copyCacheDirectory()).withAfterLoad(true),
-                    new ModelEvents(System.out));
-            loaded.add(generator);
-            registry.ready(model.id(), generator);
-            System.out.println("inferd: model " + model.id() + " loaded");
+            ModelSpec spec = Files.isRegularFile(Path.of(arg))
+                    ? new ModelSpec(fileId(Path.of(arg)), Path.of(arg).toAbsolutePath().toString(), null)
+                    : ModelSpec.slug(arg);
+            if (cloud.catalog().model(spec.id()).isEmpty()) cloud.catalog().add(spec);
+            ModelPool pool = cloud.pool();
+            long deadline = System.nanoTime() + Duration.ofHours(24).toNanos();
+            while (true) {
+                try (var use = pool.use(spec.id())) {
+                    break;
+                } catch (ApiError e) {
+                    if (!"model_loading".equals(e.reason()) || System.nanoTime() > deadline) throw e;
+                }
+            }
+            System.out.println("inferd: model " + spec.id() + " loaded");
         }
     }
 
-    private void printStart(CloudDeployment cloud, Database db) {
+    /** SIGHUP re-reads the catalog and the config file's models, as POST /admin/v1/reload does. */
+    private static void reloadOnHangUp(CloudDeployment cloud) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+                try {
+                    cloud.reload();
+                    System.out.println("inferd: reloaded: " + cloud.catalog().models().size() + " models listed");
+                } catch (Exception e) {
+                    System.err.println("inferd: reload failed: " + e.getMessage());
+                }
+            });
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            System.err.println("inferd: SIGHUP is not available here (" + e.getMessage() + "); use POST /admin/v1/reload");
+        }
+    }
+
+    private static String fileId(Path file) {
+        String name = file.getFileName().toString();
+        return name.toLowerCase(Locale.ROOT).endsWith(".gguf") ? name.substring(0, name.length() - 5) : name;
+    }
+
+    /** "10s", "500ms", "2m", or plain seconds. */
+    static Duration parseDuration(String text) {
+        String s = text.strip().toLowerCase(Locale.ROOT);
+        try {
+            if (s.endsWith("ms")) return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            if (s.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
+            if (s.endsWith("m")) return Duration.ofSeconds(Long.parseLong(s.substring(0, s.length() - 1)) * 60);
+            return Duration.ofMillis(Math.round(Double.parseDouble(s) * 1000));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration (examples: 10s, 500ms, 2m)");
+        }
+    }
+
+    private static long physicalMemory() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getTotalMemorySize() : Runtime.getRuntime().maxMemory();
+    }
+
+    private void printStart(CloudDeployment cloud, Database db, PoolLimits limits) {
         String shownHost = host.contains(":") ? "[" + host + "]" : host;
         String base = "http://" + shownHost + ":" + cloud.port();
         System.out.println("inferd: cloud serving on " + base + "/v1 (API keys required), dashboard " + base
                 + "/dashboard, database " + db.describe() + ". Ctrl-C stops.");
+        System.out.printf(Locale.ROOT, "inferd: %d models listed, loaded on demand within %.1f GiB%s; requests wait %d ms for a load%n",
+                cloud.catalog().models().size(), limits.memoryBudget() / (double) (1L << 30),
+                limits.maxLoaded() > 0 ? ", at most " + limits.maxLoaded() + " loaded at once" : "", limits.loadWait().toMillis());
         if (cloud.accounts().listAccounts().isEmpty()) {
             String dbArgs = store.database != null ? " --database '" + store.database + "'"
                     : store.config != null ? " --config " + store.config : "";

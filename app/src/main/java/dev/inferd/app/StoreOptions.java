@@ -17,7 +17,7 @@ final class StoreOptions {
         HIKARI_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
-    @Option(names = "--config", paramLabel = "FILE", description = "a JSON settings file (database, rate_limit_rps, operator_token, prices)")
+    @Option(names = "--config", paramLabel = "FILE", description = "a JSON settings file (database, rate_limit_rps, operator_token, prices, models)")
     Path config;
 
     @Option(names = "--database", paramLabel = "URL",

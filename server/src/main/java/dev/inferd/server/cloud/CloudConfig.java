@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.cloud.ratelimit.RateLimits;
 import dev.inferd.server.cloud.usage.Pricing;
 
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -21,13 +23,17 @@ import java.util.Map;
  *   "database": "jdbc:postgresql://db/inferd?user=inferd&password=...",
  *   "rate_limit_rps": 60,
  *   "operator_token": "a long random string for /admin/v1/",
- *   "prices": { "llama-3.2-1b": { "prompt_per_million": "0.05", "completion_per_million": "0.10" } }
+ *   "prices": { "llama-3.2-1b": { "prompt_per_million": "0.05", "completion_per_million": "0.10" } },
+ *   "models": [ { "id": "llama-3.2-1b-instruct" }, { "id": "mine", "file": "/models/mine.gguf", "owned_by": "acme" } ]
  * }
  * }</pre>
  *
+ * {@code models}, when present, is the deployment's whole model catalog, applied at start and on every reload
+ * (SIGHUP, {@code POST /admin/v1/reload}); without it the catalog is the database's, changed by the admin API.
  * Unknown fields are an error, so a misspelt setting is not silently ignored.
  */
-public record CloudConfig(String database, Integer rateLimitRps, String operatorToken, Map<String, Price> prices) {
+public record CloudConfig(String database, Integer rateLimitRps, String operatorToken, Map<String, Price> prices,
+                          List<ModelSpec> models) {
 
     public record Price(@JsonProperty("prompt_per_million") BigDecimal promptPerMillion,
                         @JsonProperty("completion_per_million") BigDecimal completionPerMillion) {
@@ -35,7 +41,13 @@ public record CloudConfig(String database, Integer rateLimitRps, String operator
 
     public CloudConfig {
         prices = prices == null ? Map.of() : Map.copyOf(prices);
+        models = models == null ? null : List.copyOf(models);
         if (rateLimitRps != null && rateLimitRps < 1) throw new IllegalArgumentException("rate_limit_rps must be at least 1");
+    }
+
+    /** Settings without a model list. */
+    public CloudConfig(String database, Integer rateLimitRps, String operatorToken, Map<String, Price> prices) {
+        this(database, rateLimitRps, operatorToken, prices, null);
     }
 
     public static CloudConfig empty() {
@@ -65,6 +77,6 @@ public record CloudConfig(String database, Integer rateLimitRps, String operator
     @Override
     public String toString() {
         return "CloudConfig[database=" + (database == null ? null : database.replaceAll("(?i)(password=)[^&]*", "$1***")) + ", rateLimitRps=" + rateLimitRps + ", operatorToken="
-                + (operatorToken == null ? "none" : "***") + ", prices=" + prices + "]";
+                + (operatorToken == null ? "none" : "***") + ", prices=" + prices + ", models=" + models + "]";
     }
 }

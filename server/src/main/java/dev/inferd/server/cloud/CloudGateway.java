@@ -7,6 +7,7 @@ import dev.inferd.server.cloud.ratelimit.RateLimiter;
 import dev.inferd.server.cloud.ratelimit.RateLimits;
 import dev.inferd.server.cloud.usage.Pricing;
 import dev.inferd.server.cloud.usage.UsageMeter;
+import dev.inferd.server.cloud.usage.UsageWriter;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.RequestHook;
 import dev.inferd.server.openai.ApiError;
@@ -30,7 +31,7 @@ import java.time.Clock;
  * leaves a usage record, written before the request's thread moves on. {@code /admin/v1/} and
  * {@code /dashboard} are answered here too.
  */
-public final class CloudGateway implements Filter {
+public final class CloudGateway implements Filter, AutoCloseable {
 
     static final HeaderName LIMIT_REQUESTS = HeaderNames.create("x-ratelimit-limit-requests");
     static final HeaderName REMAINING_REQUESTS = HeaderNames.create("x-ratelimit-remaining-requests");
@@ -40,7 +41,7 @@ public final class CloudGateway implements Filter {
     private final Authenticator authenticator;
     private final RateLimiter limiter = new RateLimiter();
     private final RateLimits limits;
-    private final UsageStore usage;
+    private final UsageWriter usage;
     private final Pricing pricing;
     private final ModelRegistry models;
     private final Clock clock;
@@ -54,7 +55,7 @@ public final class CloudGateway implements Filter {
     public CloudGateway(Database db, CloudConfig config, ModelRegistry models, Clock clock, CloudRoute admin, CloudRoute dashboard) {
         this.authenticator = new Authenticator(db, clock);
         this.limits = config.rateLimits();
-        this.usage = new UsageStore(db);
+        this.usage = new UsageWriter(new UsageStore(db));
         this.pricing = config.pricing();
         this.models = models;
         this.clock = clock;
@@ -135,11 +136,21 @@ public final class CloudGateway implements Filter {
         }
     }
 
+    /** Returns once the record is committed (with others that end meanwhile: {@link UsageWriter}). */
     private void record(UsageMeter meter, int responseStatus) {
         try {
-            usage.insert(meter.record(pricing, responseStatus, clock.millis()));
+            usage.write(meter.record(pricing, responseStatus, clock.millis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.log(Level.ERROR, "interrupted while recording usage");
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "could not record usage: " + e.getMessage(), e);
         }
+    }
+
+    /** Writes the usage records still queued. */
+    @Override
+    public void close() {
+        usage.close();
     }
 }

@@ -1,6 +1,5 @@
 package dev.inferd.server.http;
 
-import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
 
@@ -9,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 
 /**
- * Admits requests to models: the model must be registered and loaded, and have one of its
+ * Admits requests to models: the model must be registered and loaded (or loadable from the registry's pool), and have one of its
  * {@link ServerOptions#maxInFlightPerModel()} slots free. A full model is a 429 straight away,
  * without waiting, so the number of live requests (and their threads) stays bounded.
  */
@@ -29,15 +28,19 @@ final class ModelGate {
     }
 
     /** A slot on {@code model}; the caller closes it when its response is done. */
-    ModelLease admit(String model, RequestHook hook) {
+    ModelLease admit(String model, RequestHook hook) throws InterruptedException {
         hook.model(model);
-        TextGenerator generator = models.get(model);
+        ModelRegistry.Use use = models.use(model);
         Semaphore free = slots.computeIfAbsent(model, this::newSlots);
         if (!free.tryAcquire()) {
+            use.release().run();
             throw ApiError.busy("The model `" + model + "` is serving its limit of " + maxInFlight
                     + " concurrent requests. Please retry shortly.", retryAfterSeconds);
         }
-        return new ModelLease(generator, metrics.model(model), hook, free::release);
+        return new ModelLease(use.generator(), metrics.model(model), hook, () -> {
+            free.release();
+            use.release().run();
+        });
     }
 
     private Semaphore newSlots(String model) {

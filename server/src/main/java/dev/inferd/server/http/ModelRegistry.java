@@ -4,6 +4,8 @@ import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.metrics.EngineStats;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.ModelObject;
+import dev.inferd.server.pool.LoadedModel;
+import dev.inferd.server.pool.ModelPool;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +24,9 @@ import java.util.SequencedMap;
  * models.ready("llama-3.2-1b", generator, stats);   // or models.failed("llama-3.2-1b", "file is truncated")
  * }</pre>
  *
+ * With a {@link ModelPool} ({@link #onDemand}), the registry lists the pool's catalog instead, and a request
+ * for a listed model that is not registered loads it through the pool.
+ *
  * Thread-safe: the CLI's loading thread changes it while request threads read it.
  */
 public final class ModelRegistry {
@@ -39,7 +44,14 @@ public final class ModelRegistry {
     record Failed(String reason) implements State {
     }
 
+    /** A request's hold on a text model; {@code release} is run once when the request is done. */
+    record Use(TextGenerator generator, Runnable release) {
+    }
+
+    private static final Runnable NOTHING = () -> { };
+
     private final SequencedMap<String, State> models = new LinkedHashMap<>();
+    private volatile ModelPool pool;
     private volatile int loadingRetryAfterSeconds = ServerOptions.DEFAULT_LOADING_RETRY_AFTER_SECONDS;
 
     /** An empty registry; register models with {@link #loading}, {@link #ready} or {@link #failed}. */
@@ -91,12 +103,47 @@ public final class ModelRegistry {
         };
     }
 
+    /**
+     * Serves the catalog of {@code pool} besides the registered models: it is what {@link #list} shows, and a
+     * request for a listed model that is not registered loads it through the pool.
+     */
+    public void onDemand(ModelPool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * The generator serving {@code id} for one request, loaded first when it comes from the pool; the same
+     * errors as {@link #get}, and those of {@link ModelPool#use}.
+     */
+    Use use(String id) throws InterruptedException {
+        ModelPool onDemand = pool;
+        if (onDemand == null || state(id) != null) return new Use(get(id), NOTHING);
+        if (onDemand.source().find(id).isPresent() && onDemand.source().isSpeech(id)) throw notText(id);
+        ModelPool.Use use = onDemand.use(id);
+        if (!(use.model() instanceof LoadedModel.Text text)) {
+            use.close();
+            throw notText(id);
+        }
+        return new Use(text.generator(), use::close);
+    }
+
+    private static ApiError notText(String id) {
+        return ApiError.invalid("model", "The model `" + id + "` is a speech-to-text model: use it with "
+                + "/v1/audio/transcriptions or /v1/audio/translations.");
+    }
+
     public ModelObject describe(String id) {
+        ModelPool onDemand = pool;
+        if (onDemand != null && state(id) == null) {
+            return onDemand.source().find(id).orElseThrow(() -> ApiError.modelNotFound(id));
+        }
         return ModelObject.of(id, get(id).description());
     }
 
-    /** The loaded models; one still loading is not listed yet. */
+    /** The loaded models, one still loading not listed yet; with a pool, its whole catalog. */
     public List<ModelObject> list() {
+        ModelPool onDemand = pool;
+        if (onDemand != null) return onDemand.source().list();
         return readySnapshot().entrySet().stream()
                 .map(e -> ModelObject.of(e.getKey(), e.getValue().generator().description()))
                 .toList();
@@ -108,12 +155,14 @@ public final class ModelRegistry {
         readySnapshot().forEach((id, r) -> {
             if (r.stats() != null) stats.put(id, r.stats());
         });
+        ModelPool onDemand = pool;
+        if (onDemand != null) onDemand.engineStats().forEach(stats::putIfAbsent);
         return stats;
     }
 
-    /** True when nothing is registered, loading or not. */
+    /** True when nothing is registered, loading or not, and no pool serves a catalog. */
     public synchronized boolean isEmpty() {
-        return models.isEmpty();
+        return models.isEmpty() && pool == null;
     }
 
     void loadingRetryAfterSeconds(int seconds) {

@@ -44,7 +44,7 @@ final class TranscriptionsEndpoint {
 
         String model = form.text("model").map(String::strip).filter(s -> !s.isEmpty()).orElseThrow(() -> ApiError.missing("model"));
         var file = form.part("file").orElseThrow(() -> ApiError.missing("file"));
-        if (speechModels.get(model).isEmpty()) {
+        if (!speechModels.serves(model)) {
             if (isChatModel(model)) {
                 throw ApiError.invalid("model", "The model `" + model + "` is a chat model, not a speech-to-text model.");
             }
@@ -80,8 +80,7 @@ final class TranscriptionsEndpoint {
         }
         hook.audio((samples.length * 1000L + Audio.SAMPLE_RATE - 1) / Audio.SAMPLE_RATE); // billed by the second, rounded up
         var options = new TranscriptionOptions(language, translate, prompt, temperature, temperature == 0, true, true, 0);
-        var transcript = speechModels.withTurn(model, () -> {
-            var whisper = speechModels.get(model).orElseThrow(() -> ApiError.modelNotFound(model));
+        var transcript = speechModels.withTurn(model, whisper -> {
             try {
                 return whisper.newTranscriber().transcribe(samples, options, watch::isGone);
             } catch (CancellationException e) {

@@ -192,4 +192,16 @@ public final class ApiError extends RuntimeException {
         return new ApiError(503, UNAVAILABLE, "The model `" + model + "` failed to load: " + why, "model",
                 "model_load_failed", 0, false);
     }
+
+    /** 503: the model is larger than the server's whole memory budget, so it can never be loaded; retrying will not help. */
+    public static ApiError modelTooLarge(String model, String why) {
+        return new ApiError(503, UNAVAILABLE, "The model `" + model + "` cannot be loaded on this server: " + why + ".",
+                "model", "model_too_large", 0, false);
+    }
+
+    /** 503: the model could be loaded, but every loaded model is busy and the budget leaves no room now. */
+    public static ApiError noRoomForModel(String model, String why, int retryAfterSeconds) {
+        return new ApiError(503, UNAVAILABLE, "The model `" + model + "` is not loaded and cannot be loaded now: " + why,
+                "model", "model_capacity", Math.clamp(retryAfterSeconds, 1, MAX_RETRY_AFTER_SECONDS), true);
+    }
 }

@@ -22,12 +22,26 @@ public final class UsageStore {
         this.db = db;
     }
 
+    private static final String INSERT = "INSERT INTO usage_records (id, account_id, key_id, model, endpoint, prompt_tokens,"
+            + " completion_tokens, cached_tokens, audio_millis, status, latency_ms, cost_usd, at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
     public void insert(UsageRecord r) {
-        db.update("INSERT INTO usage_records (id, account_id, key_id, model, endpoint, prompt_tokens, completion_tokens,"
-                        + " cached_tokens, audio_millis, status, latency_ms, cost_usd, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                r.id(), r.accountId(), r.keyId(), Database.nullableText(r.model()), r.endpoint(), r.promptTokens(),
+        db.update(INSERT, params(r));
+    }
+
+    /** Inserts {@code records} in one transaction: one commit (one sync to disk) for all of them. */
+    public void insertAll(List<UsageRecord> records) {
+        db.inTransaction(tx -> {
+            for (UsageRecord r : records) tx.update(INSERT, params(r));
+            return null;
+        });
+    }
+
+    private static Object[] params(UsageRecord r) {
+        return new Object[]{r.id(), r.accountId(), r.keyId(), Database.nullableText(r.model()), r.endpoint(), r.promptTokens(),
                 r.completionTokens(), r.cachedTokens(), r.audioMillis(), r.status(), r.latencyMillis(),
-                r.costUsd().toPlainString(), r.at());
+                r.costUsd().toPlainString(), r.at()};
     }
 
     /** The records, newest first. */

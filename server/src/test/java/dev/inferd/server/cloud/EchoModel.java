@@ -21,6 +21,7 @@ final class EchoModel implements TextGenerator {
 
     private final String id;
     private final long delayMillis;
+    volatile boolean closed;
 
     EchoModel(String id) {
         this(id, 0);
@@ -60,6 +61,11 @@ final class EchoModel implements TextGenerator {
             }
         });
         return generation;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
     }
 
     private GenerationResult generate(GenerationRequest request, Generation listener) {

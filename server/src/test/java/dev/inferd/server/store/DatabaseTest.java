@@ -48,6 +48,24 @@ class DatabaseTest {
     }
 
     @Test
+    void theModelCatalogKeepsItsOrderAndRemovalsAndIsFilledOnce() {
+        try (Database db = TestDatabases.open(kind())) {
+            var catalog = new CatalogStore(db);
+            assertThat(catalog.neverFilled()).isTrue();
+            catalog.addAll(List.of(new CatalogModel("b-model", "meta", "chat", "b-model", 100),
+                    new CatalogModel("a-model", "openai", "speech", "a-model", 100)));
+            assertThat(catalog.list()).extracting(CatalogModel::id).containsExactly("b-model", "a-model");
+            assertThat(catalog.remove("b-model", 5_000)).isTrue();
+            assertThat(catalog.remove("b-model", 6_000)).isFalse();
+            assertThat(catalog.list()).extracting(CatalogModel::id).containsExactly("a-model");
+            assertThat(catalog.neverFilled()).as("a removed model still counts").isFalse();
+            catalog.addAll(List.of(new CatalogModel("b-model", "acme", "chat", "/models/b.gguf", 200)));
+            assertThat(catalog.list()).containsExactly(new CatalogModel("a-model", "openai", "speech", "a-model", 100),
+                    new CatalogModel("b-model", "acme", "chat", "/models/b.gguf", 200));
+        }
+    }
+
+    @Test
     void usageTotalsAreExactPerFilterAndDay() {
         String kind = kind();
         try (Database db = TestDatabases.open(kind)) {

@@ -7,6 +7,7 @@ import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.auth.Actor;
 import dev.inferd.server.cloud.auth.Authenticator;
 import dev.inferd.server.cloud.auth.KeySpec;
+import dev.inferd.server.cloud.catalog.CatalogAdmin;
 import dev.inferd.server.cloud.usage.UsageCsv;
 import dev.inferd.server.cloud.usage.UsageReport;
 import dev.inferd.server.openai.ApiError;
@@ -43,6 +44,8 @@ import java.util.NoSuchElementException;
  * POST /admin/v1/accounts/{account}/keys/{key}/revoke
  * GET  /admin/v1/accounts/{account}/usage?key=&amp;model=&amp;from=&amp;to=&amp;format=csv
  * GET  /admin/v1/accounts/{account}/audit
+ * GET  /admin/v1/models                            POST /admin/v1/models {"id", "file", "owned_by"}
+ * DELETE /admin/v1/models/{id}                     POST /admin/v1/reload
  * </pre>
  *
  * {account} is an account's name or id. Without a configured operator token every call is a 403.
@@ -56,9 +59,19 @@ public final class AdminApi implements CloudRoute {
     private final Accounts accounts;
     private final UsageStore usage;
     private final byte[] operatorTokenHash;
+    private final CatalogAdmin models;
 
     /** @param operatorToken null to turn the API off */
     public AdminApi(Database db, Accounts accounts, String operatorToken) {
+        this(db, accounts, operatorToken, null);
+    }
+
+    /**
+     * @param operatorToken null to turn the API off
+     * @param models the model catalog's administration, or null when the deployment has no catalog
+     */
+    public AdminApi(Database db, Accounts accounts, String operatorToken, CatalogAdmin models) {
+        this.models = models;
         this.accounts = accounts;
         this.usage = new UsageStore(db);
         this.operatorTokenHash = operatorToken == null || operatorToken.isBlank() ? null : sha256(operatorToken);
@@ -75,7 +88,7 @@ public final class AdminApi implements CloudRoute {
             CloudHttp.sendError(response, new ApiError(404, ApiError.INVALID_REQUEST, e.getMessage(), null, "not_found"));
         } catch (IllegalArgumentException | IllegalStateException e) {
             CloudHttp.sendError(response, ApiError.invalid(null, e.getMessage()));
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             String requestId = CloudHttp.requestId();
             LOG.log(System.Logger.Level.ERROR, "admin request " + requestId + " failed", e);
             if (!response.isSent()) CloudHttp.sendError(response, ApiError.internal(requestId));
@@ -95,12 +108,16 @@ public final class AdminApi implements CloudRoute {
         }
     }
 
-    private void route(ServerRequest request, ServerResponse response) {
+    private void route(ServerRequest request, ServerResponse response) throws Exception {
         String path = request.path().path();
         String method = request.prologue().method().text();
         if (!path.startsWith(PREFIX)) throw ApiError.unknownUrl(method, path);
         String[] parts = path.substring(PREFIX.length()).split("/");
         Actor actor = new Actor("operator", CloudHttp.clientAddress(request));
+        if (models != null && (parts[0].equals("models") || parts[0].equals("reload"))) {
+            models(request, response, method, path, parts);
+            return;
+        }
         if (!parts[0].equals("accounts")) throw ApiError.unknownUrl(method, path);
         if (parts.length == 1) {
             switch (method) {
@@ -141,6 +158,23 @@ public final class AdminApi implements CloudRoute {
                 CloudHttp.sendJson(response, 200, Map.of("object", "list", "data", accounts.audit(account.id(), 500)));
             }
             default -> throw ApiError.unknownUrl(method, path);
+        }
+    }
+
+    private void models(ServerRequest request, ServerResponse response, String method, String path, String[] parts)
+            throws Exception {
+        if (parts[0].equals("reload")) {
+            require(method, path, "POST");
+            CloudHttp.sendJson(response, 200, models.reload());
+        } else if (parts.length == 1) {
+            switch (method) {
+                case "GET" -> CloudHttp.sendJson(response, 200, models.list());
+                case "POST" -> CloudHttp.sendJson(response, 201, models.add(body(request)));
+                default -> throw ApiError.methodNotAllowed(method, path, "GET, POST");
+            }
+        } else {
+            require(method, path, "DELETE");
+            CloudHttp.sendJson(response, 200, models.remove(path.substring((PREFIX + "models/").length())));
         }
     }
 
