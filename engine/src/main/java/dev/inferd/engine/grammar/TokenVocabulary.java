@@ -16,8 +16,12 @@ import java.util.stream.IntStream;
  * soon as its prefix cannot continue the output. Built once per tokenizer ({@link #of(Tokenizer)}
  * caches it). Also holds the computed masks, per automaton state, within a memory budget.
  *
- * <p>Tokens with no bytes (control, unknown, unused) and special tokens never match grammar text;
- * end-of-generation tokens are allowed exactly when the grammar is complete.
+ * <p>Special tokens (control, user-defined) stand for something other than their text, so they never
+ * spell grammar text: each is entered as {@link #specialTokenBytes its text framed by 0xFF bytes}, which
+ * only a grammar that names the token (a tool-call marker) matches. 0xFF never occurs in UTF-8, so
+ * ordinary tokens holding it (raw-byte tokens) are left out: no text grammar can use them, and they
+ * cannot spell a frame. Tokens with no bytes (unknown, unused) never match; end-of-generation tokens
+ * are allowed exactly when the grammar is complete.
  */
 public final class TokenVocabulary {
     /** Masks kept per vocabulary, in bytes. */
@@ -102,7 +106,13 @@ public final class TokenVocabulary {
         byte[][] bytes = new byte[n][];
         int[] endOfGeneration = IntStream.range(0, n).filter(tokenizer::isEndOfGeneration).toArray();
         for (int t = 0; t < n; t++) {
-            bytes[t] = tokenizer.isSpecial(t) || tokenizer.isEndOfGeneration(t) ? null : tokenizer.tokenBytes(t);
+            if (tokenizer.isEndOfGeneration(t)) continue;
+            if (tokenizer.isSpecial(t)) {
+                String text = tokenizer.tokenText(t);
+                bytes[t] = text == null || text.isEmpty() ? null : specialTokenBytes(text);
+            } else {
+                bytes[t] = ordinary(tokenizer.tokenBytes(t));
+            }
         }
         return new TokenVocabulary(bytes, endOfGeneration);
     }
@@ -112,10 +122,42 @@ public final class TokenVocabulary {
      * tokens.
      */
     public static TokenVocabulary of(byte[][] tokenBytes, int[] endOfGenerationTokens) {
+        return of(tokenBytes, endOfGenerationTokens, Map.of());
+    }
+
+    /** As {@link #of(byte[][], int[])}, with special tokens by id and text (they spell no grammar text). */
+    public static TokenVocabulary of(byte[][] tokenBytes, int[] endOfGenerationTokens, Map<Integer, String> specialTokens) {
         byte[][] copy = new byte[tokenBytes.length][];
-        for (int t = 0; t < copy.length; t++) copy[t] = tokenBytes[t] == null || tokenBytes[t].length == 0 ? null : tokenBytes[t].clone();
+        for (int t = 0; t < copy.length; t++) copy[t] = ordinary(tokenBytes[t]);
+        specialTokens.forEach((t, text) -> copy[t] = specialTokenBytes(text));
         for (int t : endOfGenerationTokens) copy[t] = null;
         return new TokenVocabulary(copy, endOfGenerationTokens);
+    }
+
+    /** The bytes a special token with this text stands for in a grammar: 0xFF, its UTF-8 text, 0xFF. */
+    public static byte[] specialTokenBytes(String text) {
+        byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] framed = new byte[utf8.length + 2];
+        framed[0] = FRAME;
+        System.arraycopy(utf8, 0, framed, 1, utf8.length);
+        framed[framed.length - 1] = FRAME;
+        return framed;
+    }
+
+    /** The text of a special token's framed bytes, or null when {@code bytes} are ordinary text. */
+    static String specialTokenText(byte[] bytes) {
+        if (bytes == null || bytes.length < 2 || bytes[0] != FRAME) return null;
+        return new String(bytes, 1, bytes.length - 2, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static final byte FRAME = (byte) 0xFF;
+
+    private static byte[] ordinary(byte[] bytes) {
+        if (bytes == null || bytes.length == 0) return null;
+        for (byte b : bytes) {
+            if (b == FRAME) return null;
+        }
+        return bytes.clone();
     }
 
     public int size() {

@@ -103,6 +103,27 @@ public final class JsonSchemaCompiler {
         return new Grammar(c.rules, schema instanceof Map<?, ?> m && m.get("title") instanceof String t ? t : "json schema");
     }
 
+    /**
+     * A grammar whose output is {@code around} a value of {@code schema}: {@code around} gets the
+     * value as an expression (a call of its rule, so it may appear several times) and returns the
+     * whole output, e.g. the value between a tool call's markers.
+     */
+    public static Grammar compile(Object schema, Options options, String description,
+                                  java.util.function.UnaryOperator<Expr> around) {
+        var c = new JsonSchemaCompiler(schema, options);
+        c.rules.add(null);
+        int value = c.rules.size();
+        c.rules.add(null);
+        c.rules.set(value, c.schema(schema, ""));
+        c.rules.set(0, around.apply(new Expr.Call(value)));
+        return new Grammar(c.rules, description);
+    }
+
+    /** Whitespace as the grammars of these options allow it between JSON tokens. */
+    public static Expr whitespace(Options options) {
+        return JsonPieces.whitespace(options.maxWhitespace());
+    }
+
     /** Any one JSON object (OpenAI's {@code json_object} mode). */
     public static Grammar anyObject(Options options) {
         var c = new JsonSchemaCompiler(Map.of(), options);

@@ -1,0 +1,30 @@
+package dev.inferd.engine.grammar;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Where free output turns into text a grammar constrains (a tool call in a free reply): right after
+ * one of {@code markers} (written as text, whatever the token split, or as a special token with
+ * that text), or when the output opens with one of {@code openings}; the grammar then reads the
+ * output from its first non-blank byte on. Openings are compared as JSON text: blanks outside
+ * strings are ignored, so {@code {"name"}} matches {@code { "name"}.
+ *
+ * @param markers texts after which the grammar applies; may be empty
+ * @param openings ASCII texts that, opening the output, put it under the grammar; may be empty
+ */
+public record Trigger(List<String> markers, List<String> openings) {
+    public Trigger {
+        markers = List.copyOf(markers);
+        openings = List.copyOf(openings);
+        for (String o : openings) {
+            if (o.isEmpty() || !o.chars().allMatch(c -> c > ' ' && c < 0x7F)) {
+                throw new IllegalArgumentException("an opening is printable ASCII without blanks: " + o);
+            }
+        }
+    }
+
+    byte[][] markerBytes() {
+        return markers.stream().map(m -> m.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+    }
+}
