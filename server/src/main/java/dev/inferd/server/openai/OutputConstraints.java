@@ -20,13 +20,7 @@ import java.util.List;
  */
 public final class OutputConstraints {
 
-    /**
-     * Blank bytes allowed at each place JSON allows whitespace: room for a newline and a two-space
-     * indent, or spaces after separators, but not for a weak model to spend its token budget on
-     * blanks. Output is therefore compact or shallowly indented JSON.
-     */
-    private static final int MAX_WHITESPACE = 4;
-    private static final GrammarCache GRAMMARS = new GrammarCache(256, new JsonSchemaCompiler.Options(MAX_WHITESPACE));
+    private static final GrammarCache GRAMMARS = new GrammarCache(256, JsonSchemaCompiler.Options.DEFAULT);
 
     private OutputConstraints() {
     }
