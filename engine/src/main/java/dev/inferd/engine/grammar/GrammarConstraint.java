@@ -99,13 +99,21 @@ public final class GrammarConstraint implements TokenConstraint {
         /** The non-blank bytes outside strings of {@link #opening}. */
         private final StringBuilder openingTokens = new StringBuilder();
         private boolean inString;
+        /** Inside a block that triggers nothing (a thinking block). */
+        private boolean quiet;
+        private final byte[] quietOpen;
+        private final byte[] quietClose;
 
         TriggerWatch(Grammar grammar, Trigger trigger) {
             this.grammar = grammar;
             this.trigger = trigger;
             this.markers = trigger.markerBytes();
+            this.quiet = trigger.startsQuiet();
+            this.quietOpen = trigger.quietOpen() == null ? null : trigger.quietOpen().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            this.quietClose = trigger.quietClose() == null ? null : trigger.quietClose().getBytes(java.nio.charset.StandardCharsets.UTF_8);
             int longest = 0;
             for (byte[] m : markers) longest = Math.max(longest, m.length);
+            if (quietOpen != null) longest = Math.max(longest, Math.max(quietOpen.length, quietClose.length));
             this.keep = Math.max(0, longest - 1);
             this.window = new byte[keep + 64];
             this.opening = trigger.openings().isEmpty() ? null : new byte[64];
@@ -117,13 +125,22 @@ public final class GrammarConstraint implements TokenConstraint {
             String special = TokenVocabulary.specialTokenText(bytes);
             if (special != null) {
                 windowLength = 0; // a special token is no text: a marker cannot run across it
+                if (quiet) {
+                    quiet = !special.equals(trigger.quietClose());
+                    return null;
+                }
+                if (special.equals(trigger.quietOpen())) {
+                    quiet = true;
+                    return null;
+                }
+                if (opening != null && !special.isBlank()) opening = null; // the output did not open with a call
                 return trigger.markers().contains(special) ? NOTHING : null;
             }
-            if (opening != null) {
+            if (opening != null && !quiet) {
                 byte[] opened = watchOpening(bytes);
                 if (opened != null) return opened;
             }
-            return markers.length == 0 ? null : watchMarkers(bytes);
+            return markers.length == 0 && quietOpen == null ? null : watchMarkers(bytes);
         }
 
         private byte[] watchOpening(byte[] bytes) {
@@ -164,16 +181,39 @@ public final class GrammarConstraint implements TokenConstraint {
             if (window.length < before + bytes.length) window = java.util.Arrays.copyOf(window, before + bytes.length + 64);
             System.arraycopy(bytes, 0, window, before, bytes.length);
             windowLength = before + bytes.length;
-            int end = -1;
-            for (byte[] m : markers) {
-                int at = find(m, Math.max(0, before - m.length + 1));
-                if (at >= 0 && (end < 0 || at + m.length < end)) end = at + m.length;
+            int from = 0;
+            while (true) {
+                // The earliest of: a call marker (when not quiet), the quiet block's opening or closing.
+                int end = -1;
+                boolean toggles = false;
+                if (quiet) {
+                    int at = find(quietClose, Math.max(from, before - quietClose.length + 1));
+                    if (at >= 0) {
+                        end = at + quietClose.length;
+                        toggles = true;
+                    }
+                } else {
+                    for (byte[] m : markers) {
+                        int at = find(m, Math.max(from, before - m.length + 1));
+                        if (at >= 0 && (end < 0 || at + m.length < end)) end = at + m.length;
+                    }
+                    if (quietOpen != null) {
+                        int at = find(quietOpen, Math.max(from, before - quietOpen.length + 1));
+                        if (at >= 0 && (end < 0 || at + quietOpen.length <= end)) {
+                            end = at + quietOpen.length;
+                            toggles = true;
+                        }
+                    }
+                }
+                if (end < 0) break;
+                if (!toggles) return java.util.Arrays.copyOfRange(window, end, windowLength);
+                quiet = !quiet;
+                from = end;
             }
-            if (end >= 0) return java.util.Arrays.copyOfRange(window, end, windowLength);
-            int drop = windowLength - keep;
+            int drop = Math.max(windowLength - keep, from); // what a block's opening or closing used is gone
             if (drop > 0) {
-                System.arraycopy(window, drop, window, 0, keep);
-                windowLength = keep;
+                System.arraycopy(window, drop, window, 0, windowLength - drop);
+                windowLength -= drop;
             }
             return null;
         }

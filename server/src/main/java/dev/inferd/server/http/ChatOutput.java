@@ -21,6 +21,11 @@ record ChatOutput(ChatFormat format, RenderedPrompt prompt, ChatRequest request,
         return format.outputParser(prompt, separateReasoning, tools.parsesCalls(), listener);
     }
 
+    /** Whether the parser splits a thinking block off (a call marker inside it is thinking). */
+    boolean splitsThinking() {
+        return separateReasoning && format.thinks() && !request.tools().forcesCall();
+    }
+
     /** Control tokens whose text the parser must see: the call markers, when calls are read. */
     java.util.Set<String> controlTokenText() {
         return request.tools().parsesCalls() ? ChatOutputParser.markerTokens() : java.util.Set.of();

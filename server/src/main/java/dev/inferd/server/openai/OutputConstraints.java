@@ -32,6 +32,17 @@ public final class OutputConstraints {
      * and the call is constrained from there on.
      */
     public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator) {
+        return forChat(request, generator, false, false);
+    }
+
+    /**
+     * As {@link #forChat(ChatRequest, TextGenerator)}, for an output whose thinking block is split off
+     * ({@code thinkingApart}): call markers inside it are thinking and start no constraint.
+     *
+     * @param startsInThinking the prompt opened the thinking block
+     */
+    public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator, boolean thinkingApart,
+                                                  boolean startsInThinking) {
         ChatTools tools = request.tools();
         if (tools.forcesCall()) {
             if (!(request.responseFormat() instanceof ResponseFormat.Text)) {
@@ -50,7 +61,8 @@ public final class OutputConstraints {
             if (vocabulary == null) return null; // free text; calls are read from it as written
             ToolCallFormat format = generator.chatFormat().toolCallFormat();
             Grammar calls = compileCalls(() -> ToolCallGrammar.afterTrigger(format, allowed, tools.parallelCalls(), GRAMMARS));
-            return GrammarConstraint.triggeredFactory(calls, vocabulary, ToolCallGrammar.trigger(format));
+            var trigger = thinkingApart ? ToolCallGrammar.trigger(format, startsInThinking) : ToolCallGrammar.trigger(format);
+            return GrammarConstraint.triggeredFactory(calls, vocabulary, trigger);
         }
         return forFormat(request.responseFormat(), generator, "response_format");
     }

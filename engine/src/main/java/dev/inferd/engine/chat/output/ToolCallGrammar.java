@@ -49,6 +49,16 @@ public final class ToolCallGrammar {
                 call -> triggeredSyntax(format, call, parallel, JsonSchemaCompiler.whitespace(cache.options())));
     }
 
+    /**
+     * As {@link #trigger(ToolCallFormat)}, for a reply whose thinking block is split off: a marker
+     * inside {@code <think>...</think>} is thinking, not a call.
+     *
+     * @param startsInThinking the prompt opened the thinking block
+     */
+    public static Trigger trigger(ToolCallFormat format, boolean startsInThinking) {
+        return trigger(format).quietBetween(ReasoningSplitter.OPEN, ReasoningSplitter.CLOSE, startsInThinking);
+    }
+
     /** Where a free reply of this format becomes calls: its opening marker, or a reply that opens as a JSON call. */
     public static Trigger trigger(ToolCallFormat format) {
         return switch (format) {

@@ -202,6 +202,29 @@ class ToolCallGrammarTest {
     }
 
     @Test
+    void aMarkerInsideTheThinkingBlockIsThinking() {
+        Grammar g = ToolCallGrammar.afterTrigger(ToolCallFormat.HERMES, TOOLS, false, CACHE);
+        var c = GrammarConstraint.triggered(g, VOCABULARY, ToolCallGrammar.trigger(ToolCallFormat.HERMES, false));
+        for (int t : tokensOf("<think>maybe <tool_call> here</thi")) c.accept(t);
+        assertThat(c.isActive()).isFalse();
+        for (int t : tokensOf("nk>Sure.")) c.accept(t);
+        assertThat(c.isActive()).isFalse();
+        c.accept(FIRST_SPECIAL + 2);
+        assertThat(c.isActive()).isTrue();
+    }
+
+    @Test
+    void aPromptThatOpenedTheThinkingBlockStartsQuiet() {
+        Grammar g = ToolCallGrammar.afterTrigger(ToolCallFormat.HERMES, TOOLS, false, CACHE);
+        var c = GrammarConstraint.triggered(g, VOCABULARY, ToolCallGrammar.trigger(ToolCallFormat.HERMES, true));
+        c.accept(FIRST_SPECIAL + 2);
+        assertThat(c.isActive()).isFalse();
+        for (int t : tokensOf("</think>\n\n")) c.accept(t);
+        for (int t : tokensOf("<tool_call>")) c.accept(t);
+        assertThat(c.isActive()).isTrue();
+    }
+
+    @Test
     void aReplyThatOpensWithOtherJsonStaysFree() {
         Grammar g = ToolCallGrammar.afterTrigger(ToolCallFormat.LLAMA3, TOOLS, false, CACHE);
         var c = GrammarConstraint.triggered(g, VOCABULARY, ToolCallGrammar.trigger(ToolCallFormat.LLAMA3));
