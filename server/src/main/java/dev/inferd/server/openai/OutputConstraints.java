@@ -56,9 +56,9 @@ public final class OutputConstraints {
                     generator, "tools");
         }
         if (tools.parsesCalls() && request.responseFormat() instanceof ResponseFormat.Text) {
-            var allowed = allowedTools(tools);
             TokenVocabulary vocabulary = generator.vocabulary();
             if (vocabulary == null) return null; // free text; calls are read from it as written
+            var allowed = allowedTools(tools);
             ToolCallFormat format = generator.chatFormat().toolCallFormat();
             Grammar calls = compileCalls(() -> ToolCallGrammar.afterTrigger(format, allowed, tools.parallelCalls(), GRAMMARS));
             var trigger = thinkingApart ? ToolCallGrammar.trigger(format, startsInThinking) : ToolCallGrammar.trigger(format);
