@@ -9,6 +9,7 @@ import dev.inferd.app.models.ModelsConfig;
 import dev.inferd.bench.BenchTest;
 import dev.inferd.bench.CpuInfo;
 import dev.inferd.bench.DecodeLimit;
+import dev.inferd.bench.GrammarBench;
 import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
 import dev.inferd.bench.ModelFootprint;
@@ -97,6 +98,12 @@ public final class BenchCommand implements Callable<Integer> {
                     + "whisper-large-v3...; F16, F32 or a quantized type) writes a Whisper in whisper.cpp's ggml-*.bin format")
     List<String> writeSynthetic;
 
+    @Option(names = "--grammar", description = "measure constrained decoding instead: compile time of a forced call's "
+            + "grammar (a nested tool schema), token-mask time p50/p99 on a 128k-token vocabulary, and generation tokens/s "
+            + "of --model with and without the constraint (-n tokens per run, -r rounds, alternated); without --model, "
+            + "compile and mask times only")
+    boolean grammar;
+
     @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every load, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
@@ -123,6 +130,7 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         try {
             if (writeSynthetic != null) return writeSynthetic(writeSynthetic.get(0), Path.of(writeSynthetic.get(1)));
+            if (grammar) return grammarBench();
             String problem = checkOptions();
             if (problem != null) {
                 err.println("inferd bench: " + problem);
@@ -136,6 +144,20 @@ public final class BenchCommand implements Callable<Integer> {
             err.println("inferd bench: " + e.getMessage());
             return 1;
         }
+    }
+
+    private int grammarBench() throws IOException {
+        int tokens = generations.stream().filter(n -> n > 0).findFirst().orElse(0);
+        if (model != null && tokens == 0) {
+            err.println("inferd bench: --grammar needs -n above 0 to measure generation");
+            return 2;
+        }
+        if (repetitions < 1) {
+            err.println("inferd bench: -r must be at least 1");
+            return 2;
+        }
+        GrammarBench.run(model == null ? null : resolve(model), tokens, repetitions, out);
+        return 0;
     }
 
     private String checkOptions() {

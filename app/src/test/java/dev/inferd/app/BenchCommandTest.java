@@ -155,6 +155,15 @@ class BenchCommandTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Tag("slow")
+    void grammarMeasuresCompileMasksAndDecodingWithAndWithoutTheConstraint() {
+        int exit = run("--grammar", "--model", model.toString(), "-n", "4", "-r", "1");
+        assertThat(exit).as(err()).isZero();
+        assertThat(out()).contains("compile (forced call of a nested tool schema").contains("mask, first sequence")
+                .contains("p50").contains("unconstrained").contains("constrained (grammar in use before)");
+    }
+
+    @Test
     void badArgumentsAreExplained() {
         assertThat(run(with(FAST, "--model", "synthetic:gpt5:Q8_0"))).isEqualTo(1);
         assertThat(err()).contains("unknown synthetic shape 'gpt5'").contains("llama-3.2-1b");

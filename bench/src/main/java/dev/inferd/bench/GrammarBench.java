@@ -9,13 +9,18 @@ import dev.inferd.engine.grammar.Grammar;
 import dev.inferd.engine.grammar.GrammarMatcher;
 import dev.inferd.engine.grammar.TokenMasks;
 import dev.inferd.engine.grammar.TokenVocabulary;
+import dev.inferd.engine.chat.output.ToolCallFormat;
+import dev.inferd.engine.chat.output.ToolCallGrammar;
+import dev.inferd.engine.grammar.json.GrammarCache;
 import dev.inferd.engine.grammar.json.JsonSchemaCompiler;
+import dev.inferd.engine.tokenizer.Tokenizer;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.synthetic.SyntheticByteLevelVocabulary;
 import dev.inferd.engine.model.synthetic.SyntheticModel;
 import dev.inferd.engine.sample.Sampler;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,11 +33,12 @@ import java.util.SplittableRandom;
 
 /**
  * The cost of constrained decoding on a 128k-token vocabulary (Llama 3's size, byte-level BPE):
- * grammar compilation of a nested tool schema, token-mask time per step (p50/p99, the first
- * sequence through a fresh grammar apart from later ones, whose masks are mostly cached), and
- * decoding speed of the llama-3.2-1b shape with and without the mask.
+ * grammar compilation of a forced call of a nested tool schema (as the server compiles it), token-mask
+ * time per step (p50/p99, the first sequence through a fresh grammar apart from later ones, whose
+ * masks are mostly cached), and decoding speed of the llama-3.2-1b shape with and without the mask.
  *
- * <pre>java ... dev.inferd.bench.GrammarBench [model.gguf] [tokens]</pre>
+ * <pre>./inferd bench --grammar -m synthetic:llama-3.2-1b:Q4_0 [-n tokens] [-r rounds]
+ * java ... dev.inferd.bench.GrammarBench [model.gguf|-] [tokens]</pre>
  *
  * Without a model file it writes {@code synthetic:llama-3.2-1b:Q4_0} to the given path first; with
  * {@code -} as the model it measures compilation and masks only. The synthetic model's own vocabulary
@@ -49,37 +55,60 @@ public final class GrammarBench {
     public static void main(String[] args) throws IOException {
         String model = args.length > 0 ? args[0] : "-";
         int tokens = args.length > 1 ? Integer.parseInt(args[1]) : 64;
-        int size = SyntheticByteLevelVocabulary.LLAMA3_SIZE;
+        run(model.equals("-") ? null : Path.of(model), tokens, 3, System.out);
+    }
 
+    /**
+     * Measures and prints compilation, masks and (with a model) decoding.
+     *
+     * @param model a GGUF file (written as {@code synthetic:llama-3.2-1b:Q4_0} when absent), or null for no decoding
+     * @param tokens generated tokens per decoding run
+     * @param rounds decoding runs with and without the constraint, alternated
+     */
+    public static void run(Path model, int tokens, int rounds, PrintStream out) throws IOException {
+        int size = SyntheticByteLevelVocabulary.LLAMA3_SIZE;
         long t0 = System.nanoTime();
         byte[][] bytes = SyntheticByteLevelVocabulary.tokenBytes(size);
         int eot = SyntheticByteLevelVocabulary.eot(size);
         int eos = SyntheticByteLevelVocabulary.eos(size);
         var vocabulary = TokenVocabulary.of(bytes, new int[] {eos, eot});
-        System.out.printf(Locale.ROOT, "vocabulary: %d tokens, trie of %d nodes built in %.0f ms%n", size,
-                vocabulary.trieNodes(), (System.nanoTime() - t0) / 1e6);
+        out.printf(Locale.ROOT, "vocabulary: %d tokens (synthetic byte-level BPE, Llama 3's size), trie of %d nodes built in %.0f ms%n",
+                size, vocabulary.trieNodes(), (System.nanoTime() - t0) / 1e6);
 
         Object schema = toolSchema();
+        var tools = List.of(new ToolCallGrammar.Tool("search", schema));
         double[] compileMs = new double[30];
         double[] compileCpuMs = new double[30];
         Grammar grammar = null;
         for (int i = 0; i < compileMs.length; i++) {
+            var cache = new GrammarCache(4, OPTIONS);
             long c = CPU.getCurrentThreadCpuTime();
             long a = System.nanoTime();
-            grammar = JsonSchemaCompiler.compile(schema);
+            grammar = ToolCallGrammar.forced(ToolCallFormat.LLAMA3, tools, false, cache);
             compileMs[i] = (System.nanoTime() - a) / 1e6;
             compileCpuMs[i] = (CPU.getCurrentThreadCpuTime() - c) / 1e6;
         }
-        System.out.printf(Locale.ROOT, "compile (nested tool schema, %d states): first %.1f ms (cpu %.1f), then p50 %.1f ms (cpu %.1f)%n",
+        var cache = new GrammarCache(4, OPTIONS);
+        ToolCallGrammar.forced(ToolCallFormat.LLAMA3, tools, false, cache);
+        long a = System.nanoTime();
+        int lookups = 1000;
+        for (int i = 0; i < lookups; i++) ToolCallGrammar.forced(ToolCallFormat.LLAMA3, tools, false, cache);
+        double cachedUs = (System.nanoTime() - a) / 1e3 / lookups;
+        out.printf(Locale.ROOT, "compile (forced call of a nested tool schema, Llama 3 syntax, %d states): first %.1f ms (cpu %.1f), "
+                        + "then p50 %.1f ms (cpu %.1f); from the cache %.1f us%n",
                 grammar.stateCount(), compileMs[0], compileCpuMs[0], percentile(Arrays.copyOfRange(compileMs, 1, compileMs.length), 50),
-                percentile(Arrays.copyOfRange(compileCpuMs, 1, compileCpuMs.length), 50));
+                percentile(Arrays.copyOfRange(compileCpuMs, 1, compileCpuMs.length), 50), cachedUs);
 
-        maskTimes(grammar, vocabulary, bytes);
-        if (!model.equals("-")) decodeSpeed(Path.of(model), vocabulary, schema, grammar, tokens);
+        maskTimes(grammar, vocabulary, bytes, out);
+        if (model != null) {
+            decodeSpeed(model, vocabulary, tools, tokens, Math.max(1, rounds), out);
+        }
     }
 
+    private static final JsonSchemaCompiler.Options OPTIONS = JsonSchemaCompiler.Options.DEFAULT;
+
     /** Sequences of random allowed tokens (a few favourites per step, as a model's softmax has), timing each mask. */
-    private static void maskTimes(Grammar grammar, TokenVocabulary vocabulary, byte[][] bytes) {
+    private static void maskTimes(Grammar grammar, TokenVocabulary vocabulary, byte[][] bytes, PrintStream out) {
         long[] mask = new long[vocabulary.maskWords()];
         int[] allowed = new int[vocabulary.size()];
         var cold = new ArrayList<Double>();
@@ -122,43 +151,54 @@ public final class GrammarBench {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "mask, first sequence (cold grammar): %d steps, p50 %.1f us, p99 %.1f us (cpu p50 %.1f, p99 %.1f)%n",
+        out.printf(Locale.ROOT, "mask, first sequence (cold grammar): %d steps, p50 %.1f us, p99 %.1f us (cpu p50 %.1f, p99 %.1f)%n",
                 cold.size(), percentile(cold, 50), percentile(cold, 99), percentile(coldCpu, 50), percentile(coldCpu, 99));
-        System.out.printf(Locale.ROOT, "mask, next %d sequences: %d steps, p50 %.1f us, p99 %.1f us (cpu p50 %.1f, p99 %.1f); %d of %d finished%n",
+        out.printf(Locale.ROOT, "mask, next %d sequences: %d steps, p50 %.1f us, p99 %.1f us (cpu p50 %.1f, p99 %.1f); %d of %d finished%n",
                 sequences - 1, warm.size(), percentile(warm, 50), percentile(warm, 99), percentile(warmCpu, 50), percentile(warmCpu, 99),
                 finished, sequences);
         var all = new ArrayList<>(cold);
         all.addAll(warm);
-        System.out.printf(Locale.ROOT, "mask, all %d steps: p50 %.1f us, p99 %.1f us%n", all.size(), percentile(all, 50), percentile(all, 99));
+        out.printf(Locale.ROOT, "mask, all %d steps: p50 %.1f us, p99 %.1f us%n", all.size(), percentile(all, 50), percentile(all, 99));
     }
 
-    private static void decodeSpeed(Path file, TokenVocabulary vocabulary, Object schema, Grammar warmGrammar, int tokens)
-            throws IOException {
+    private static void decodeSpeed(Path file, TokenVocabulary vocabulary, List<ToolCallGrammar.Tool> tools, int tokens,
+                                    int rounds, PrintStream out) throws IOException {
         if (!Files.isRegularFile(file)) {
             var spec = SyntheticModel.Spec.parse("llama-3.2-1b:Q4_0");
-            System.out.printf("writing %s (synthetic llama-3.2-1b Q4_0)...%n", file);
+            out.printf("writing %s (synthetic llama-3.2-1b Q4_0)...%n", file);
             spec.write(file);
         }
         try (GGUFFile gguf = GGUFFile.open(file)) {
             Model model = Model.load(gguf, 1);
             WarmUp.run(model, () -> false);
             int vocab = model.config().vocabSize();
-            if (vocab != vocabulary.size()) throw new IllegalArgumentException("the model has " + vocab + " tokens, the mask " + vocabulary.size());
+            // The mask's cost depends on the vocabulary's bytes, decoding's on the model: a synthetic model of
+            // Llama 3's size is masked with the byte-level vocabulary above, other models with their own.
+            TokenVocabulary masks = vocab == vocabulary.size() ? vocabulary : TokenVocabulary.of(Tokenizer.fromGGUF(gguf));
             var stepUs = new ArrayList<Double>();
-            double fresh = decode(model, JsonSchemaCompiler.compile(schema), vocabulary, tokens, new ArrayList<>());
-            double[] free = new double[2];
-            double[] cached = new double[2];
-            for (int round = 0; round < 2; round++) { // alternated, so that drift on a shared machine hits both
-                free[round] = decode(model, null, vocabulary, tokens, null);
-                cached[round] = decode(model, warmGrammar, vocabulary, tokens, stepUs);
+            double fresh = decode(model, ToolCallGrammar.forced(ToolCallFormat.LLAMA3, tools, false, new GrammarCache(4, OPTIONS)),
+                    masks, tokens, new ArrayList<>());
+            Grammar inUse = ToolCallGrammar.forced(ToolCallFormat.LLAMA3, tools, false, new GrammarCache(4, OPTIONS));
+            decode(model, inUse, masks, tokens, null);
+            double[] free = new double[rounds];
+            double[] constrained = new double[rounds];
+            for (int round = 0; round < rounds; round++) { // alternated, so that drift on a shared machine hits both
+                free[round] = decode(model, null, masks, tokens, null);
+                constrained[round] = decode(model, inUse, masks, tokens, stepUs);
             }
-            double f = (free[0] + free[1]) / 2;
-            double c = (cached[0] + cached[1]) / 2;
-            System.out.printf(Locale.ROOT, "decode %s, %d tokens: unconstrained %.2f t/s (%.2f, %.2f); constrained, grammar in use before %.2f t/s (%.2f, %.2f): %+.1f%%; constrained, new grammar %.2f t/s: %+.1f%%%n",
-                    file.getFileName(), tokens, f, free[0], free[1], c, cached[0], cached[1], 100 * (c - f) / f, fresh, 100 * (fresh - f) / f);
-            System.out.printf(Locale.ROOT, "per generated token under the grammar in use before (mask + apply + accept): p50 %.1f us, p99 %.1f us%n",
+            double f = Arrays.stream(free).average().orElseThrow();
+            double c = Arrays.stream(constrained).average().orElseThrow();
+            out.printf(Locale.ROOT, "decode %s, %d tokens x %d rounds: unconstrained %.2f t/s %s; constrained (grammar in use before) %.2f t/s %s: %+.1f%%%n",
+                    file.getFileName(), tokens, rounds, f, Arrays.toString(round2(free)), c, Arrays.toString(round2(constrained)),
+                    100 * (c - f) / f);
+            out.printf(Locale.ROOT, "decode under a grammar never used before (first sequence): %.2f t/s: %+.1f%%%n", fresh, 100 * (fresh - f) / f);
+            out.printf(Locale.ROOT, "constraint time per generated token (mask + apply + accept): p50 %.1f us, p99 %.1f us%n",
                     percentile(stepUs, 50), percentile(stepUs, 99));
         }
+    }
+
+    private static double[] round2(double[] values) {
+        return Arrays.stream(values).map(v -> Math.round(v * 100) / 100.0).toArray();
     }
 
     /**

@@ -83,7 +83,7 @@ final class GenerationTask implements ScheduledRequest {
         c.generated++;
         c.sampler.accept(token);
         TokenLogprob lp = logprobs != null ? logprobs.report(token, logits, offset, vocabSize) : null;
-        ChoiceText.Release release = c.text.add(tokenizer.tokenBytes(token), lp);
+        ChoiceText.Release release = c.text.add(textBytes(token), lp);
         emit(c, release);
         if (release.stopped()) {
             finishWithoutFlush(c, FinishReason.STOP);
@@ -95,6 +95,15 @@ final class GenerationTask implements ScheduledRequest {
             return false;
         }
         return true;
+    }
+
+    /** The token's text; a control token has none unless the request keeps its text (a tool-call marker). */
+    private byte[] textBytes(int token) {
+        if (!request.controlTokenText().isEmpty() && tokenizer.isControl(token)) {
+            String text = tokenizer.tokenText(token);
+            if (request.controlTokenText().contains(text)) return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        return tokenizer.tokenBytes(token);
     }
 
     private void finish(Choice c, FinishReason reason) {

@@ -4,7 +4,6 @@ import dev.inferd.engine.tokenizer.Tokenizer;
 
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -16,8 +15,12 @@ import java.util.stream.IntStream;
  * soon as its prefix cannot continue the output. Built once per tokenizer ({@link #of(Tokenizer)}
  * caches it). Also holds the computed masks, per automaton state, within a memory budget.
  *
- * <p>Tokens with no bytes (control, unknown, unused) and special tokens never match grammar text;
- * end-of-generation tokens are allowed exactly when the grammar is complete.
+ * <p>Special tokens (control, user-defined) stand for something other than their text, so they never
+ * spell grammar text: each is entered as {@link #specialTokenBytes its text framed by 0xFF bytes}, which
+ * only a grammar that names the token (a tool-call marker) matches. 0xFF never occurs in UTF-8, so
+ * ordinary tokens holding it (raw-byte tokens) are left out: no text grammar can use them, and they
+ * cannot spell a frame. Tokens with no bytes (unknown, unused) never match; end-of-generation tokens
+ * are allowed exactly when the grammar is complete.
  */
 public final class TokenVocabulary {
     /** Masks kept per vocabulary, in bytes. */
@@ -28,15 +31,11 @@ public final class TokenVocabulary {
     private final int size;
     private final int words;
     private final long[] endOfGeneration;
-    // The trie in preorder, root excluded: each node's byte, depth (root's children have depth 1),
-    // the index just after its subtree, and the tokens ending there (tokenIds[tokenFrom[i]..tokenTo[i])).
-    private final byte[] label;
-    private final int[] depth;
-    private final int[] skip;
-    private final int[] tokenFrom;
-    private final int[] tokenTo;
-    private final int[] tokenIds;
-    private final int maxDepth;
+    /** Every token with bytes. */
+    private final TokenTrie trie;
+    /** Tokens all of whose bytes are {@link #isPlain plain}, as bits, and a trie of the other tokens. */
+    private final long[] plain;
+    private final TokenTrie notPlain;
     private final MaskCache masks = new MaskCache();
 
     private TokenVocabulary(byte[][] tokenBytes, int[] endOfGenerationTokens) {
@@ -46,50 +45,28 @@ public final class TokenVocabulary {
         endOfGeneration = new long[words];
         for (int t : endOfGenerationTokens) endOfGeneration[t >>> 6] |= 1L << t;
 
-        int[] ids = IntStream.range(0, size).filter(t -> tokenBytes[t] != null && tokenBytes[t].length > 0)
-                .boxed().sorted(Comparator.comparing(t -> tokenBytes[t], Arrays::compareUnsigned))
-                .mapToInt(Integer::intValue).toArray();
-        int capacity = 0;
-        int longest = 0;
+        int[] ids = IntStream.range(0, size).filter(t -> tokenBytes[t] != null && tokenBytes[t].length > 0).toArray();
+        trie = new TokenTrie(tokenBytes, ids);
+        plain = new long[words];
         for (int t : ids) {
-            capacity += tokenBytes[t].length;
-            longest = Math.max(longest, tokenBytes[t].length);
+            if (isPlain(tokenBytes[t])) plain[t >>> 6] |= 1L << t;
         }
-        byte[] lab = new byte[capacity];
-        int[] dep = new int[capacity];
-        int[] skp = new int[capacity];
-        int[] from = new int[capacity];
-        int[] to = new int[capacity];
-        int[] open = new int[longest + 1];
-        int nodes = 0;
-        int openDepth = 0;
-        byte[] previous = new byte[0];
-        for (int k = 0; k < ids.length; k++) {
-            byte[] b = tokenBytes[ids[k]];
-            int common = Arrays.mismatch(previous, b);
-            if (common < 0) common = b.length;
-            for (int d = openDepth; d > common; d--) skp[open[d]] = nodes;
-            for (int d = common; d < b.length; d++) {
-                lab[nodes] = b[d];
-                dep[nodes] = d + 1;
-                from[nodes] = k;
-                to[nodes] = k;
-                open[d + 1] = nodes++;
-            }
-            openDepth = b.length;
-            int node = open[b.length];
-            if (to[node] == from[node]) from[node] = k;
-            to[node] = k + 1;
-            previous = b;
+        notPlain = new TokenTrie(tokenBytes, Arrays.stream(ids).filter(t -> (plain[t >>> 6] & 1L << t) == 0).toArray());
+    }
+
+    /**
+     * Printable ASCII other than {@code "} and {@code \}: what a JSON string holds as it is. Inside a
+     * free string the automaton takes any of these bytes back to the state it was in.
+     */
+    private static boolean isPlain(int b) {
+        return b >= 0x20 && b <= 0x7E && b != '"' && b != '\\';
+    }
+
+    private static boolean isPlain(byte[] bytes) {
+        for (byte b : bytes) {
+            if (!isPlain(b & 0xFF)) return false;
         }
-        for (int d = openDepth; d > 0; d--) skp[open[d]] = nodes;
-        label = Arrays.copyOf(lab, nodes);
-        depth = Arrays.copyOf(dep, nodes);
-        skip = Arrays.copyOf(skp, nodes);
-        tokenFrom = Arrays.copyOf(from, nodes);
-        tokenTo = Arrays.copyOf(to, nodes);
-        tokenIds = ids;
-        maxDepth = longest;
+        return true;
     }
 
     /** The vocabulary of a tokenizer, built once per tokenizer. */
@@ -102,7 +79,13 @@ public final class TokenVocabulary {
         byte[][] bytes = new byte[n][];
         int[] endOfGeneration = IntStream.range(0, n).filter(tokenizer::isEndOfGeneration).toArray();
         for (int t = 0; t < n; t++) {
-            bytes[t] = tokenizer.isSpecial(t) || tokenizer.isEndOfGeneration(t) ? null : tokenizer.tokenBytes(t);
+            if (tokenizer.isEndOfGeneration(t)) continue;
+            if (tokenizer.isSpecial(t)) {
+                String text = tokenizer.tokenText(t);
+                bytes[t] = text == null || text.isEmpty() ? null : specialTokenBytes(text);
+            } else {
+                bytes[t] = ordinary(tokenizer.tokenBytes(t));
+            }
         }
         return new TokenVocabulary(bytes, endOfGeneration);
     }
@@ -112,10 +95,42 @@ public final class TokenVocabulary {
      * tokens.
      */
     public static TokenVocabulary of(byte[][] tokenBytes, int[] endOfGenerationTokens) {
+        return of(tokenBytes, endOfGenerationTokens, Map.of());
+    }
+
+    /** As {@link #of(byte[][], int[])}, with special tokens by id and text (they spell no grammar text). */
+    public static TokenVocabulary of(byte[][] tokenBytes, int[] endOfGenerationTokens, Map<Integer, String> specialTokens) {
         byte[][] copy = new byte[tokenBytes.length][];
-        for (int t = 0; t < copy.length; t++) copy[t] = tokenBytes[t] == null || tokenBytes[t].length == 0 ? null : tokenBytes[t].clone();
+        for (int t = 0; t < copy.length; t++) copy[t] = ordinary(tokenBytes[t]);
+        specialTokens.forEach((t, text) -> copy[t] = specialTokenBytes(text));
         for (int t : endOfGenerationTokens) copy[t] = null;
         return new TokenVocabulary(copy, endOfGenerationTokens);
+    }
+
+    /** The bytes a special token with this text stands for in a grammar: 0xFF, its UTF-8 text, 0xFF. */
+    public static byte[] specialTokenBytes(String text) {
+        byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] framed = new byte[utf8.length + 2];
+        framed[0] = FRAME;
+        System.arraycopy(utf8, 0, framed, 1, utf8.length);
+        framed[framed.length - 1] = FRAME;
+        return framed;
+    }
+
+    /** The text of a special token's framed bytes, or null when {@code bytes} are ordinary text. */
+    static String specialTokenText(byte[] bytes) {
+        if (bytes == null || bytes.length < 2 || bytes[0] != FRAME) return null;
+        return new String(bytes, 1, bytes.length - 2, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static final byte FRAME = (byte) 0xFF;
+
+    private static byte[] ordinary(byte[] bytes) {
+        if (bytes == null || bytes.length == 0) return null;
+        for (byte b : bytes) {
+            if (b == FRAME) return null;
+        }
+        return bytes.clone();
     }
 
     public int size() {
@@ -129,7 +144,7 @@ public final class TokenVocabulary {
 
     /** Nodes of the trie (for reporting its size). */
     public int trieNodes() {
-        return label.length;
+        return trie.nodes();
     }
 
     /** The bytes a token spells, or null for a token that never matches text. */
@@ -151,7 +166,14 @@ public final class TokenVocabulary {
         if (cached == null) {
             long[] dense = new long[words];
             synchronized (dfa.lock) {
-                walk(dfa, state, dense);
+                if (loopsOnPlainBytes(dfa, state)) {
+                    // Inside a free JSON string: every plain token is allowed and leaves the state as it was,
+                    // so only the other tokens need walking (a small part of the trie).
+                    System.arraycopy(plain, 0, dense, 0, words);
+                    notPlain.walk(dfa, state, dense);
+                } else {
+                    trie.walk(dfa, state, dense);
+                }
             }
             cached = compact(dense);
             masks.put(state, cached);
@@ -166,31 +188,13 @@ public final class TokenVocabulary {
         }
     }
 
-    private void walk(LazyDfa dfa, DfaState start, long[] bits) {
-        if (!start.canContinue()) return;
-        var atDepth = new DfaState[maxDepth + 1];
-        atDepth[0] = start;
-        DfaState dead = dfa.dead;
-        int n = label.length;
-        int i = 0;
-        while (i < n) {
-            int d = depth[i];
-            DfaState t = dfa.next(atDepth[d - 1], label[i] & 0xFF);
-            if (t == dead) {
-                i = skip[i];
-                continue;
-            }
-            for (int k = tokenFrom[i]; k < tokenTo[i]; k++) {
-                int token = tokenIds[k];
-                bits[token >>> 6] |= 1L << token;
-            }
-            if (!t.canContinue()) {
-                i = skip[i];
-                continue;
-            }
-            atDepth[d] = t;
-            i++;
+    /** Whether every plain byte takes {@code state} back to itself; caller holds the automaton's lock. */
+    private static boolean loopsOnPlainBytes(LazyDfa dfa, DfaState state) {
+        if (!state.canContinue()) return false;
+        for (int b = 0x20; b <= 0x7E; b++) {
+            if (isPlain(b) && dfa.next(state, b) != state) return false;
         }
+        return true;
     }
 
     /** Few allowed tokens are kept as their ids, many as the bit set. */

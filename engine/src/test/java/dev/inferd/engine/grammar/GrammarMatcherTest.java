@@ -63,8 +63,11 @@ class GrammarMatcherTest {
         assertThat(matches(VALUE, "{\n  \"a\": {\n    \"b\": [\n      1\n    ]\n  }\n}")).isTrue();
         assertThat(matches(VALUE, "[" .repeat(40) + "]".repeat(40))).isTrue();
         assertThat(matches(VALUE, "[" .repeat(60) + "]".repeat(60))).as("deeper than the rule stack").isFalse();
-        assertThat(matches(VALUE, "{" + " ".repeat(20) + "}")).isTrue();
-        assertThat(matches(VALUE, "{" + " ".repeat(21) + "}")).as("whitespace is bounded").isFalse();
+        assertThat(matches(VALUE, "{\n" + " ".repeat(20) + "}")).isTrue();
+        assertThat(matches(VALUE, "{\r\n\t\t\"a\": 1}")).isTrue();
+        assertThat(matches(VALUE, "{\n" + " ".repeat(21) + "}")).as("the indent is bounded").isFalse();
+        assertThat(matches(VALUE, "{  }")).as("one space at most without a line break").isFalse();
+        assertThat(matches(VALUE, "{\n\n}")).as("no blank lines").isFalse();
         assertThat(matches(VALUE, " 1")).as("no leading whitespace").isFalse();
         assertThat(matches(VALUE, "1 ")).as("no trailing whitespace").isFalse();
         assertThat(matches(VALUE, "[1,]")).isFalse();

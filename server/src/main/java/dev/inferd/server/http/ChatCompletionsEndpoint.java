@@ -62,7 +62,8 @@ final class ChatCompletionsEndpoint {
             }
             var output = new ChatOutput(format, rendered, request, separateReasoning && request.separateReasoning());
             GenerationRequest generation = EngineRequests.of(request, prompt, generator, "messages",
-                    OutputConstraints.forChat(request, generator));
+                    OutputConstraints.forChat(request, generator, output.splitsThinking(), rendered.opensReasoning()))
+                    .withControlTokenText(output.controlTokenText());
             long created = System.currentTimeMillis() / 1000;
             MeteredGeneration run = lease.submit(generation);
             if (request.stream()) {

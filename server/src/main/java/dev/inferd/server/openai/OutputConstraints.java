@@ -1,5 +1,7 @@
 package dev.inferd.server.openai;
 
+import dev.inferd.engine.chat.output.ToolCallFormat;
+import dev.inferd.engine.chat.output.ToolCallGrammar;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.engine.grammar.Grammar;
 import dev.inferd.engine.grammar.GrammarConstraint;
@@ -9,37 +11,58 @@ import dev.inferd.engine.grammar.json.JsonSchemaCompiler;
 import dev.inferd.engine.sample.TokenConstraint;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * The grammar a request's output must follow: its {@code response_format}, or a forced tool call.
- * A forced call ({@code tool_choice} {@code required} or a named function) is the bare JSON call
- * {@code {"name": ..., "arguments": {...}}} of the generic call form, its arguments constrained to
- * the function's {@code parameters} from the first token. Compiled grammars are cached server-wide.
+ * The grammar a request's output must follow: its {@code response_format}, or tool calls in the
+ * chat template's call syntax ({@link ToolCallGrammar}), their arguments constrained to the
+ * function's {@code parameters}. Compiled grammars are cached server-wide.
  */
 public final class OutputConstraints {
 
-    /**
-     * Room for a newline and an indent between JSON tokens, not more: a weak model otherwise spends
-     * its token budget on blanks.
-     */
-    private static final int MAX_WHITESPACE = 4;
-    private static final GrammarCache GRAMMARS = new GrammarCache(256, new JsonSchemaCompiler.Options(MAX_WHITESPACE));
+    private static final GrammarCache GRAMMARS = new GrammarCache(256, JsonSchemaCompiler.Options.DEFAULT);
 
     private OutputConstraints() {
     }
 
-    /** The constraint of a chat request, or null when its output is free. */
+    /**
+     * The constraint of a chat request, or null when its output is free. A forced call is written in
+     * the template's own call syntax from the first token; with {@code tool_choice} {@code auto} the
+     * output is free until it opens a call (the syntax's marker, or a reply that opens as a JSON call),
+     * and the call is constrained from there on.
+     */
     public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator) {
+        return forChat(request, generator, false, false);
+    }
+
+    /**
+     * As {@link #forChat(ChatRequest, TextGenerator)}, for an output whose thinking block is split off
+     * ({@code thinkingApart}): call markers inside it are thinking and start no constraint.
+     *
+     * @param startsInThinking the prompt opened the thinking block
+     */
+    public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator, boolean thinkingApart,
+                                                  boolean startsInThinking) {
         ChatTools tools = request.tools();
         if (tools.forcesCall()) {
             if (!(request.responseFormat() instanceof ResponseFormat.Text)) {
                 throw ApiError.invalid("response_format", "Invalid 'response_format': a JSON response format cannot "
                         + "be combined with a 'tool_choice' that forces a call.");
             }
-            return constraint(forcedCall(tools), generator, "tools");
+            var allowed = allowedTools(tools);
+            ToolCallFormat format = generator.chatFormat().toolCallFormat();
+            // One call: a forced reply that may go on calling is where a weak model loops until its token limit.
+            return constraint(compileCalls(() -> ToolCallGrammar.forced(format, allowed, false, GRAMMARS)),
+                    generator, "tools");
+        }
+        if (tools.parsesCalls() && request.responseFormat() instanceof ResponseFormat.Text) {
+            TokenVocabulary vocabulary = generator.vocabulary();
+            if (vocabulary == null) return null; // free text; calls are read from it as written
+            var allowed = allowedTools(tools);
+            ToolCallFormat format = generator.chatFormat().toolCallFormat();
+            Grammar calls = compileCalls(() -> ToolCallGrammar.afterTrigger(format, allowed, tools.parallelCalls(), GRAMMARS));
+            var trigger = thinkingApart ? ToolCallGrammar.trigger(format, startsInThinking) : ToolCallGrammar.trigger(format);
+            return GrammarConstraint.triggeredFactory(calls, vocabulary, trigger);
         }
         return forFormat(request.responseFormat(), generator, "response_format");
     }
@@ -54,45 +77,24 @@ public final class OutputConstraints {
         };
     }
 
-    private static Grammar forcedCall(ChatTools tools) {
-        List<Object> calls = new ArrayList<>();
-        Map<String, Object> defs = new LinkedHashMap<>();
+    /** The functions the model may call, each schema checked on its own so that a 400 names its tool. */
+    private static List<ToolCallGrammar.Tool> allowedTools(ChatTools tools) {
+        List<String> names = tools.definitions().stream().map(d -> d.name()).toList();
+        List<ToolCallGrammar.Tool> allowed = new ArrayList<>();
         for (String name : tools.allowed()) {
-            int i = tools.definitions().stream().map(d -> d.name()).toList().indexOf(name);
             Object parameters = tools.parameters().get(name);
-            compile(parameters, "tools[" + i + "].function.parameters");
-            if (parameters instanceof Map<?, ?> p) {
-                // "#/$defs/..." references resolve against the root: the call object's root keeps them.
-                for (String key : List.of("$defs", "definitions")) {
-                    if (p.get(key) instanceof Map<?, ?> d) {
-                        d.forEach((k, v) -> defs.put(key + "/" + k, v));
-                    }
-                }
-            }
-            Map<String, Object> call = new LinkedHashMap<>();
-            call.put("type", "object");
-            Map<String, Object> properties = new LinkedHashMap<>();
-            properties.put("name", Map.of("const", name));
-            properties.put("arguments", parameters);
-            call.put("properties", properties);
-            call.put("required", List.of("name", "arguments"));
-            calls.add(call);
+            if (parameters != null) compile(parameters, "tools[" + names.indexOf(name) + "].function.parameters");
+            allowed.add(new ToolCallGrammar.Tool(name, parameters));
         }
-        Map<String, Object> root = new LinkedHashMap<>();
-        if (calls.size() == 1) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> only = (Map<String, Object>) calls.getFirst();
-            root.putAll(only);
-        } else {
-            root.put("oneOf", calls);
+        return allowed;
+    }
+
+    private static Grammar compileCalls(java.util.function.Supplier<Grammar> compile) {
+        try {
+            return compile.get();
+        } catch (IllegalArgumentException e) {
+            throw ApiError.invalid("tools", "Invalid 'tools': " + e.getMessage());
         }
-        for (var e : defs.entrySet()) {
-            String[] keyAndName = e.getKey().split("/", 2);
-            @SuppressWarnings("unchecked")
-            Map<String, Object> section = (Map<String, Object>) root.computeIfAbsent(keyAndName[0], k -> new LinkedHashMap<>());
-            section.put(keyAndName[1], e.getValue());
-        }
-        return compile(root, "tools");
     }
 
     private static Grammar compile(Object schema, String param) {

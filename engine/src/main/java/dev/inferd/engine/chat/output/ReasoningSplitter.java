@@ -10,8 +10,8 @@ import java.util.function.Consumer;
  * before and after {@code </think>}) is dropped. Output that ends inside the block is all reasoning.
  */
 final class ReasoningSplitter {
-    private static final String OPEN = "<think>";
-    private static final String CLOSE = "</think>";
+    static final String OPEN = "<think>";
+    static final String CLOSE = "</think>";
 
     private enum State { OPENING, THINKING_START, THINKING, AFTER_THINKING, CONTENT }
 

@@ -36,6 +36,19 @@ public final class GrammarCache {
         return get(JsonText.write(schema), () -> JsonSchemaCompiler.compile(schema, options));
     }
 
+    /**
+     * A grammar of {@code schema}'s values inside other text (see
+     * {@link JsonSchemaCompiler#compile(Object, JsonSchemaCompiler.Options, String, java.util.function.UnaryOperator)}),
+     * cached under {@code kind} (which must name {@code around}) and the schema.
+     */
+    public Grammar wrapped(String kind, Object schema, java.util.function.UnaryOperator<dev.inferd.engine.grammar.Expr> around) {
+        return get(kind + "\u0000" + JsonText.write(schema), () -> JsonSchemaCompiler.compile(schema, options, kind, around));
+    }
+
+    public JsonSchemaCompiler.Options options() {
+        return options;
+    }
+
     /** Any JSON object. */
     public Grammar anyObject() {
         return get(ANY_OBJECT, () -> JsonSchemaCompiler.anyObject(options));

@@ -55,10 +55,10 @@ final class JsonPieces {
     private JsonPieces() {
     }
 
-    /** Up to {@code max} bytes of JSON whitespace (space, tab, newline, carriage return). */
-    static Expr whitespace(int max) {
-        if (max == 0) return Expr.EMPTY;
-        return repeat(alt(oneByte(' '), oneByte('\t'), oneByte('\n'), oneByte('\r')), 0, max);
+    /** Whitespace between JSON tokens: none, one space, or a line break and an indent of up to {@code maxIndent} spaces and tabs. */
+    static Expr whitespace(int maxIndent) {
+        Expr lineBreak = seq(optional(oneByte('\r')), oneByte('\n'), repeat(alt(oneByte(' '), oneByte('\t')), 0, maxIndent));
+        return optional(alt(oneByte(' '), lineBreak));
     }
 
     /** A JSON string of {@code min..max} characters ({@code max} -1: no bound). */

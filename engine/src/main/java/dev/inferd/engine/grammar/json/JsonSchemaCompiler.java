@@ -58,12 +58,18 @@ public final class JsonSchemaCompiler {
     /** The largest {@code maxLength}/{@code maxItems} enforced by counting; larger maxima are lowered to it. */
     static final int MAX_COUNTED = 1000;
 
-    /** @param maxWhitespace bytes of whitespace allowed at each place JSON allows it */
-    public record Options(int maxWhitespace) {
+    /**
+     * @param maxIndent at each place JSON allows whitespace, the grammar allows nothing, one space, or
+     *                  one line break followed by up to this many spaces and tabs: compact JSON, JSON
+     *                  with spaces after separators, and JSON pretty-printed up to this indent, but no
+     *                  runs of blanks or blank lines for a weak model to spend its tokens on
+     */
+    public record Options(int maxIndent) {
+        /** Indents of up to 20: two-space pretty-printing ten levels deep. */
         public static final Options DEFAULT = new Options(20);
 
         public Options {
-            if (maxWhitespace < 0 || maxWhitespace > 1000) throw new IllegalArgumentException("maxWhitespace " + maxWhitespace);
+            if (maxIndent < 0 || maxIndent > 1000) throw new IllegalArgumentException("maxIndent " + maxIndent);
         }
     }
 
@@ -88,7 +94,7 @@ public final class JsonSchemaCompiler {
 
     private JsonSchemaCompiler(Object root, Options options) {
         this.root = root;
-        this.ws = JsonPieces.whitespace(options.maxWhitespace());
+        this.ws = JsonPieces.whitespace(options.maxIndent());
     }
 
     public static Grammar compile(Object schema) {
@@ -101,6 +107,27 @@ public final class JsonSchemaCompiler {
         Expr top = c.schema(schema, "");
         c.rules.set(0, top);
         return new Grammar(c.rules, schema instanceof Map<?, ?> m && m.get("title") instanceof String t ? t : "json schema");
+    }
+
+    /**
+     * A grammar whose output is {@code around} a value of {@code schema}: {@code around} gets the
+     * value as an expression (a call of its rule, so it may appear several times) and returns the
+     * whole output, e.g. the value between a tool call's markers.
+     */
+    public static Grammar compile(Object schema, Options options, String description,
+                                  java.util.function.UnaryOperator<Expr> around) {
+        var c = new JsonSchemaCompiler(schema, options);
+        c.rules.add(null);
+        int value = c.rules.size();
+        c.rules.add(null);
+        c.rules.set(value, c.schema(schema, ""));
+        c.rules.set(0, around.apply(new Expr.Call(value)));
+        return new Grammar(c.rules, description);
+    }
+
+    /** Whitespace as the grammars of these options allow it between JSON tokens. */
+    public static Expr whitespace(Options options) {
+        return JsonPieces.whitespace(options.maxIndent());
     }
 
     /** Any one JSON object (OpenAI's {@code json_object} mode). */

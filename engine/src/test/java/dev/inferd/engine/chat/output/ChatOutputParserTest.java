@@ -76,6 +76,32 @@ class ChatOutputParserTest {
     }
 
     @Test
+    void thePythonTagControlTokenOpensACallAndNeverReachesTheContent() {
+        var events = new Events();
+        var parser = new ChatOutputParser(ToolCallFormat.LLAMA3, false, false, events);
+        parser.accept("Let me check.");
+        parser.acceptControlToken("<|python_tag|>");
+        assertThat(parser.openCall()).isNotNull();
+        parser.accept("{\"name\": \"get_time\", \"parameters\": {\"zone\": \"UTC\"}}");
+        parser.acceptControlToken("<|eom_id|>");
+        parser.finish();
+        assertThat(parser.result().content()).isEqualTo("Let me check.");
+        assertThat(parser.result().toolCalls()).containsExactly(new ParsedToolCall(0, "get_time", "{\"zone\": \"UTC\"}", true));
+        assertThat(String.join("", events.log)).doesNotContain("python_tag");
+    }
+
+    @Test
+    void theToolCallsControlTokenAfterTextOpensAList() {
+        var parser = new ChatOutputParser(ToolCallFormat.MISTRAL, false, false, OutputListener.NONE);
+        parser.accept("Sure.");
+        parser.acceptControlToken("[TOOL_CALLS]");
+        parser.accept("[{\"name\": \"a\", \"arguments\": {}}]");
+        parser.finish();
+        assertThat(parser.result().content()).isEqualTo("Sure.");
+        assertThat(parser.result().toolCalls()).extracting(ParsedToolCall::name).containsExactly("a");
+    }
+
+    @Test
     void otherControlTokensAreNotText() {
         var parser = new ChatOutputParser(ToolCallFormat.LLAMA3, false, false, OutputListener.NONE);
         parser.accept("Hi");
