@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
                 "per-key scopes, rate limits (429), usage and cost records; the admin API under /admin/v1/ and the",
                 "dashboard at /dashboard. The database is an SQLite file under $INFERD_HOME unless --database says otherwise."})
 public final class CloudCommand implements Callable<Integer> {
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
 
     @Mixin
     StoreOptions store;
@@ -60,7 +60,7 @@ public final class CloudCommand implements Callable<Integer> {
             System.err.println("inferd: --port, --threads and --ctx must be positive (--port at most 65535)");
             return 2;
         }
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         CloudConfig config;
         try {
             config = store.readConfig();
