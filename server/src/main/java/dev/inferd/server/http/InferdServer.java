@@ -3,6 +3,7 @@ package dev.inferd.server.http;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.metrics.ServerMetrics;
 import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -94,9 +95,15 @@ public final class InferdServer implements AutoCloseable {
         http.setSendXPoweredBy(false);
         // RFC 9110's case-sensitive methods, and nothing of the legacy leniencies
         http.setHttpCompliance(HttpCompliance.RFC9110);
+        // Model ids contain '/', which clients encode as %2F in /v1/models/{id} (and '%' as %25).
+        http.setUriCompliance(UriCompliance.DEFAULT.with("inferd", UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
+                UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
         ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
         connector.setHost(host);
         connector.setPort(port);
+        // Jetty's default too, said here since streaming depends on it: without it, Nagle's algorithm holds
+        // the first small SSE write back for up to 40 ms.
+        connector.setAcceptedTcpNoDelay(true);
         // Until a request is being handled, the idle timeout bounds the wait for its headers (see JettyAdapter).
         connector.setIdleTimeout(limits.readTimeout().toMillis());
         // A server that stopped leaves its ends of the connections it closed in TIME_WAIT for a minute;

@@ -86,8 +86,8 @@ final class JsonExchange {
     private static void checkContentEncoding(ServerRequest request) {
         String encoding = request.header("Content-Encoding");
         if (encoding != null && !encoding.isBlank() && !encoding.strip().equalsIgnoreCase("identity")) {
-            throw new ApiError(415, ApiError.INVALID_REQUEST, "Content-Encoding " + encoding.strip()
-                    + " is not supported: send the request body uncompressed.", null, "unsupported_media_type");
+            throw new ApiError(400, ApiError.INVALID_REQUEST, "Content-Encoding " + encoding.strip()
+                    + " is not supported: send the request body uncompressed.", null, "unsupported_content_encoding");
         }
     }
 

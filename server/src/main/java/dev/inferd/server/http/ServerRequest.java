@@ -26,9 +26,12 @@ public final class ServerRequest {
         return request.getMethod();
     }
 
-    /** The decoded path, without the query. */
+    /**
+     * The decoded path, without the query. Encoded slashes are decoded too: model ids contain {@code /}, and
+     * clients send them as {@code %2F} in {@code /v1/models/{id}}.
+     */
     public String path() {
-        return Request.getPathInContext(request);
+        return request.getHttpURI().getDecodedPath();
     }
 
     /** The first value of the header, or null. */
