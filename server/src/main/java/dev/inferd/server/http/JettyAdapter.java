@@ -31,7 +31,7 @@ final class JettyAdapter extends Handler.Abstract {
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
         endPoint.setIdleTimeout(limits.readTimeout().toMillis());
         ServerResponse res = new ServerResponse(response, endPoint, limits.writeTimeout());
-        ServerRequest req = new ServerRequest(request, res);
+        ServerRequest req = new ServerRequest(request);
         try {
             if (front == null) {
                 router.handle(req, res);

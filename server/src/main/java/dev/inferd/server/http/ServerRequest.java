@@ -15,11 +15,9 @@ import java.util.List;
 public final class ServerRequest {
 
     private final Request request;
-    private final ServerResponse response;
 
-    ServerRequest(Request request, ServerResponse response) {
+    ServerRequest(Request request) {
         this.request = request;
-        this.response = response;
     }
 
     public String method() {
@@ -57,10 +55,7 @@ public final class ServerRequest {
         return contentLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
     }
 
-    /**
-     * The body. Reading it is bounded by the read timeout; the response's write timeout takes over once
-     * the response starts.
-     */
+    /** The body; each wait for its next bytes is bounded by the read timeout. */
     public InputStream body() {
         return Request.asInputStream(request);
     }
@@ -90,10 +85,5 @@ public final class ServerRequest {
 
     public void attribute(String name, Object value) {
         request.setAttribute(name, value);
-    }
-
-    /** The response to this request. */
-    ServerResponse response() {
-        return response;
     }
 }
