@@ -48,13 +48,13 @@ public final class BenchGatewayCommand implements Callable<Integer> {
     @Option(names = "--clients", defaultValue = "8", description = "concurrent clients for the throughput part (default: ${DEFAULT-VALUE})")
     int clients;
 
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
     /** One log line per request would be measured as much as the gateway: off for both servers. */
     private static final java.util.logging.Logger ACCESS_LOG = java.util.logging.Logger.getLogger("inferd.access");
 
     @Override
     public Integer call() throws Exception {
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         ACCESS_LOG.setLevel(java.util.logging.Level.WARNING);
         String url = database != null ? database : Database.sqliteUrl(Files.createTempDirectory("inferd-bench-gateway"));
         var config = new CloudConfig(null, 1_000_000, null, java.util.Map.of());

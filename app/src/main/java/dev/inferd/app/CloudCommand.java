@@ -39,7 +39,7 @@ import java.util.concurrent.CountDownLatch;
                 "A request for a listed model loads it (downloading it first if need be) within the memory",
                 "budget, unloading the least recently used idle model."})
 public final class CloudCommand implements Callable<Integer> {
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
     /** With the default KV cache of an eighth of the heap each, this many models' caches fill the heap at most. */
     static final int DEFAULT_MAX_LOADED = 8;
 
@@ -102,7 +102,7 @@ public final class CloudCommand implements Callable<Integer> {
             System.err.println("inferd: --kv-memory, --memory-budget, --load-wait: " + e.getMessage());
             return 2;
         }
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         CloudConfig config;
         try {
             config = store.readConfig();

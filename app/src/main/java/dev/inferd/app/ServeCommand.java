@@ -40,8 +40,8 @@ import java.util.concurrent.FutureTask;
                 "Local mode: no API key needed (an Authorization header is accepted and ignored), and no outbound",
                 "connection except downloading a catalog model that is not cached yet."})
 public final class ServeCommand implements Callable<Integer> {
-    /** Helidon reports every socket open and close at INFO; our own start-up lines say what matters. */
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    /** Jetty announces every start and stop at INFO; our own start-up lines say what matters. */
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
 
     @Option(names = "--model", required = true, paramLabel = "<slug|file.gguf>",
             description = "a catalog slug (see `inferd models`; downloaded on first use), a path to a GGUF file, or a whisper.cpp "
@@ -128,7 +128,7 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("inferd: --max-body, the timeouts and --max-connections: " + e.getMessage());
             return 2;
         }
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         AccessLogOutput.install();
 
         // Downloads (with progress) happen before the port opens. Loading (mapping the file, building the

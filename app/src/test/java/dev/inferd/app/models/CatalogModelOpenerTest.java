@@ -45,7 +45,7 @@ class CatalogModelOpenerTest {
     private static final Instant NOW = Instant.parse("2026-11-20T10:00:00Z");
 
     static {
-        java.util.logging.Logger.getLogger("io.helidon").setLevel(java.util.logging.Level.WARNING);
+        java.util.logging.Logger.getLogger("org.eclipse.jetty").setLevel(java.util.logging.Level.WARNING);
     }
 
     @TempDir

@@ -14,12 +14,9 @@ import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.ModelList;
 import dev.inferd.server.store.Database;
 import dev.inferd.server.store.UsageStore;
-import io.helidon.http.HeaderName;
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.Filter;
-import io.helidon.webserver.http.FilterChain;
-import io.helidon.webserver.http.RoutingRequest;
-import io.helidon.webserver.http.RoutingResponse;
+import dev.inferd.server.http.HttpFilter;
+import dev.inferd.server.http.ServerRequest;
+import dev.inferd.server.http.ServerResponse;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -31,11 +28,11 @@ import java.time.Clock;
  * leaves a usage record, written before the request's thread moves on. {@code /admin/v1/} and
  * {@code /dashboard} are answered here too.
  */
-public final class CloudGateway implements Filter, AutoCloseable {
+public final class CloudGateway implements HttpFilter, AutoCloseable {
 
-    static final HeaderName LIMIT_REQUESTS = HeaderNames.create("x-ratelimit-limit-requests");
-    static final HeaderName REMAINING_REQUESTS = HeaderNames.create("x-ratelimit-remaining-requests");
-    static final HeaderName RESET_REQUESTS = HeaderNames.create("x-ratelimit-reset-requests");
+    static final String LIMIT_REQUESTS = "x-ratelimit-limit-requests";
+    static final String REMAINING_REQUESTS = "x-ratelimit-remaining-requests";
+    static final String RESET_REQUESTS = "x-ratelimit-reset-requests";
     private static final System.Logger LOG = System.getLogger(CloudGateway.class.getName());
 
     private final Authenticator authenticator;
@@ -64,8 +61,8 @@ public final class CloudGateway implements Filter, AutoCloseable {
     }
 
     @Override
-    public void filter(FilterChain chain, RoutingRequest request, RoutingResponse response) {
-        String path = request.path().path();
+    public void filter(ServerRequest request, ServerResponse response, Runnable chain) {
+        String path = request.path();
         if (admin != null && (path.equals("/admin") || path.startsWith("/admin/"))) {
             admin.handle(request, response);
         } else if (dashboard != null && (path.equals("/dashboard") || path.startsWith("/dashboard/"))) {
@@ -73,15 +70,15 @@ public final class CloudGateway implements Filter, AutoCloseable {
         } else if (path.equals("/v1") || path.startsWith("/v1/")) {
             api(chain, request, response, path);
         } else {
-            chain.proceed();
+            chain.run();
         }
     }
 
-    private void api(FilterChain chain, RoutingRequest request, RoutingResponse response, String path) {
+    private void api(Runnable chain, ServerRequest request, ServerResponse response, String path) {
         long started = System.nanoTime();
         Principal principal;
         try {
-            principal = authenticator.authenticate(request.headers().first(HeaderNames.AUTHORIZATION).orElse(null));
+            principal = authenticator.authenticate(request.header("Authorization"));
         } catch (ApiError e) {
             CloudHttp.sendError(response, e);
             return;
@@ -103,22 +100,22 @@ public final class CloudGateway implements Filter, AutoCloseable {
                         + "limit " + decision.limit() + ". Please try again in "
                         + RateDecision.goDuration(decision.retryNanos()) + ".", decision.retryAfterSeconds());
             }
-            if (endpoint.equals(Endpoints.MODELS) && request.prologue().method().text().equals("GET")) {
+            if (endpoint.equals(Endpoints.MODELS) && request.method().equals("GET")) {
                 models(principal, path, meter, response, chain);
             } else {
                 RequestHook.attach(request, meter);
-                chain.proceed();
+                chain.run();
             }
         } catch (ApiError e) {
             if (!response.isSent()) CloudHttp.sendError(response, e);
             meter.finished(e.status());
         } finally {
-            record(meter, response.status().code());
+            record(meter, response.status());
         }
     }
 
     /** {@code GET /v1/models} lists what the key may use; {@code GET /v1/models/{id}} answers 403 for the rest. */
-    private void models(Principal principal, String path, UsageMeter meter, RoutingResponse response, FilterChain chain) {
+    private void models(Principal principal, String path, UsageMeter meter, ServerResponse response, Runnable chain) {
         if (path.equals("/v1/models")) {
             var visible = models.list().stream().filter(m -> principal.key().scopes().allowsModel(m.id())).toList();
             response.header(CloudHttp.REQUEST_ID, CloudHttp.requestId());
@@ -126,7 +123,7 @@ public final class CloudGateway implements Filter, AutoCloseable {
             meter.finished(200);
         } else {
             meter.model(path.substring("/v1/models/".length()));
-            chain.proceed();
+            chain.run();
         }
     }
 

@@ -2,10 +2,8 @@ package dev.inferd.server.cloud;
 
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.WireJson;
-import io.helidon.http.HeaderName;
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.inferd.server.http.ServerRequest;
+import dev.inferd.server.http.ServerResponse;
 
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -14,8 +12,8 @@ import java.util.HexFormat;
 /** Responses the hosted layer sends itself, in the same shapes as the API's own. */
 public final class CloudHttp {
 
-    public static final HeaderName REQUEST_ID = HeaderNames.create("x-request-id");
-    private static final HeaderName SHOULD_RETRY = HeaderNames.create("x-should-retry");
+    public static final String REQUEST_ID = "x-request-id";
+    private static final String SHOULD_RETRY = "x-should-retry";
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private CloudHttp() {
@@ -23,23 +21,15 @@ public final class CloudHttp {
 
     public static void sendJson(ServerResponse response, int status, Object body) {
         response.status(status);
-        response.header(HeaderNames.CONTENT_TYPE, "application/json");
+        response.header("Content-Type", "application/json");
         response.send(WireJson.bytes(body));
     }
 
     public static void sendError(ServerResponse response, ApiError error) {
-        if (error.retryAfterSeconds() > 0) response.header(HeaderNames.RETRY_AFTER, Integer.toString(error.retryAfterSeconds()));
+        if (error.retryAfterSeconds() > 0) response.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
         if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
-        if (!response.headers().contains(REQUEST_ID)) response.header(REQUEST_ID, requestId());
+        if (response.header(REQUEST_ID) == null) response.header(REQUEST_ID, requestId());
         sendJson(response, error.status(), error.body());
-    }
-
-    /**
-     * A query parameter, or null. Helidon's typed accessors go through its mapper registry, which this server
-     * does not set up; the plain string does not.
-     */
-    public static String query(io.helidon.common.uri.UriQuery query, String name) {
-        return query.contains(name) ? query.get(name) : null;
     }
 
     public static String requestId() {
@@ -50,7 +40,7 @@ public final class CloudHttp {
 
     /** The client's address, for the audit log. */
     public static String clientAddress(ServerRequest request) {
-        return request.remotePeer().address() instanceof InetSocketAddress a
-                ? a.getAddress().getHostAddress() : String.valueOf(request.remotePeer().address());
+        return request.remoteAddress() instanceof InetSocketAddress a
+                ? a.getAddress().getHostAddress() : String.valueOf(request.remoteAddress());
     }
 }

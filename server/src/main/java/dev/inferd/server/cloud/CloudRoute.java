@@ -1,7 +1,7 @@
 package dev.inferd.server.cloud;
 
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.inferd.server.http.ServerRequest;
+import dev.inferd.server.http.ServerResponse;
 
 /** A part of the hosted deployment that answers a whole path prefix itself ({@code /admin/}, {@code /dashboard}). */
 @FunctionalInterface

@@ -4,25 +4,19 @@ import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.WireJson;
 import dev.inferd.server.openai.ModelList;
-import io.helidon.http.HeaderName;
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.Handler;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 
 /**
  * Every request comes through here: one place that knows the routes (so an unknown path is a 404
  * and a wrong method a 405, both in OpenAI's error shape), stamps {@code x-request-id}, and turns
- * any failure into an error body, and records every request in the metrics. Model ids may contain {@code /} and {@code :}, which Helidon's
- * path patterns would split, so {@code /v1/models/{id}} takes the whole rest of the path.
+ * any failure into an error body, and records every request in the metrics. Model ids may contain {@code /} and
+ * {@code :}, so {@code /v1/models/{id}} takes the whole rest of the path.
  */
-final class ApiRouter implements Handler {
+final class ApiRouter {
 
-    static final HeaderName REQUEST_ID = HeaderNames.create("x-request-id");
+    static final String REQUEST_ID = "x-request-id";
     private static final System.Logger LOG = System.getLogger(ApiRouter.class.getName());
     private static final String MODELS = "/v1/models";
     private static final String METRICS = "/metrics";
@@ -36,7 +30,6 @@ final class ApiRouter implements Handler {
     private final ServerMetrics metrics;
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
-    private final Duration writeTimeout;
     private final SpeechModels speech;
     private final TranscriptionsEndpoint transcriptions;
 
@@ -51,22 +44,19 @@ final class ApiRouter implements Handler {
         this.metrics = metrics;
         ModelGate gate = new ModelGate(models, metrics, options);
         long maxBody = options.limits().maxBodyBytes();
-        this.writeTimeout = options.limits().writeTimeout();
         this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody, options.separateReasoning());
         this.completions = new CompletionsEndpoint(gate, systemFingerprint, maxBody);
     }
 
-    @Override
-    public void handle(ServerRequest request, ServerResponse response) {
+    void handle(ServerRequest request, ServerResponse response) {
         long started = System.nanoTime();
         metrics.requestStarted();
         String requestId = Ids.requestId();
         response.header(REQUEST_ID, requestId);
-        String method = request.prologue().method().text();
-        String path = request.path().path();
+        String method = request.method();
+        String path = request.path();
         AccessLog.Entry entry = new AccessLog.Entry();
-        int status = ScopedValue.where(AccessLog.CURRENT, entry).where(WriteDeadline.TIMEOUT, writeTimeout)
-                .call(() -> serve(request, response, requestId, method, path));
+        int status = ScopedValue.where(AccessLog.CURRENT, entry).call(() -> serve(request, response, requestId, method, path));
         String route = routeOf(path);
         String methodLabel = methodLabel(method);
         metrics.requestFinished(route, methodLabel, status, System.nanoTime() - started);
@@ -78,11 +68,11 @@ final class ApiRouter implements Handler {
     private int serve(ServerRequest request, ServerResponse response, String requestId, String method, String path) {
         try {
             route(method, path, request, response);
-            return response.status().code();
+            return response.status();
         } catch (ApiError e) {
             if (e.status() == 429 || e.status() == 503) metrics.rejected(e.status(), e.reason());
             if (!response.isSent()) JsonExchange.sendError(response, e);
-            return response.status().code();
+            return response.status();
         } catch (ClientGoneException e) {
             // A client's departure is its own business: one debug line, no trace.
             LOG.log(Level.DEBUG, "request " + requestId + ": client left during " + method + " " + routeOf(path));
@@ -113,6 +103,7 @@ final class ApiRouter implements Handler {
 
     private void route(String method, String path, ServerRequest request, ServerResponse response)
             throws InterruptedException {
+        checkTransferCoding(request);
         switch (path) {
             case METRICS -> {
                 allow(method, path, "GET", response);
@@ -153,21 +144,38 @@ final class ApiRouter implements Handler {
         }
     }
 
+    /**
+     * Only chunked framing is implemented for request bodies; a body under any other transfer coding
+     * ({@code gzip, chunked}) cannot be read as sent.
+     */
+    private static void checkTransferCoding(ServerRequest request) {
+        for (String value : request.headerValues("Transfer-Encoding")) {
+            for (String coding : value.split(",")) {
+                String c = coding.strip();
+                if (!c.isEmpty() && !c.equalsIgnoreCase("chunked")) {
+                    throw new ApiError(400, ApiError.INVALID_REQUEST,
+                            "Transfer-Encoding " + c + " is not supported: send the body with Content-Length or chunked.",
+                            null, "unsupported_transfer_encoding");
+                }
+            }
+        }
+    }
+
     /** GET routes answer HEAD too (RFC 9110), with the headers GET would send and no body. */
     private static void allow(String method, String path, String allowed, ServerResponse response) {
         boolean headOnGet = "GET".equals(allowed) && "HEAD".equals(method);
         if (!allowed.equals(method) && !headOnGet) {
             String allow = "GET".equals(allowed) ? "GET, HEAD" : allowed;
-            response.header(HeaderNames.ALLOW, allow);
+            response.header("Allow", allow);
             throw ApiError.methodNotAllowed(method, path, allow);
         }
     }
 
     private static void sendGet(String method, ServerResponse response, String contentType, byte[] body) {
         response.status(200);
-        response.header(HeaderNames.CONTENT_TYPE, contentType);
+        response.header("Content-Type", contentType);
         if ("HEAD".equals(method)) {
-            response.header(HeaderNames.CONTENT_LENGTH, Integer.toString(body.length));
+            response.header("Content-Length", Integer.toString(body.length));
             response.send();
         } else {
             response.send(body);
@@ -184,6 +192,6 @@ final class ApiRouter implements Handler {
                 LOG.log(Level.DEBUG, "could not send the error response for " + requestId, again);
             }
         }
-        return response.status().code();
+        return response.status();
     }
 }

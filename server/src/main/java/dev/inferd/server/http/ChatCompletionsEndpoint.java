@@ -20,8 +20,6 @@ import dev.inferd.server.openai.OutputConstraints;
 import dev.inferd.server.openai.ChatRequestParser;
 import dev.inferd.server.openai.EngineRequests;
 import dev.inferd.server.openai.Usage;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.util.ArrayList;
 import java.util.List;

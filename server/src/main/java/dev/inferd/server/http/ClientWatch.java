@@ -4,10 +4,9 @@ import dev.inferd.engine.generate.Generation;
 import dev.inferd.server.linux.LinuxTcpTable;
 import dev.inferd.server.linux.LinuxTcpTable.PeerState;
 import dev.inferd.server.linux.TcpConnection;
-import io.helidon.common.socket.PeerInfo;
-import io.helidon.webserver.http.ServerRequest;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,8 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Stops a request's generation when its client goes away while the server has nothing to write to it
  * (a non-streamed generation, or a stream waiting for its first token). A write would show a departed
- * client at once; without one, neither Helidon nor the socket API can tell without reading from the
- * connection, which would take bytes that belong to Helidon. So the operating system is asked instead
+ * client at once; without one, neither the HTTP stack nor the socket API can tell without reading from the
+ * connection, which would take bytes that belong to the HTTP stack. So the operating system is asked instead
  * ({@link LinuxTcpTable}): a connection the client has closed waits in the kernel's table in state
  * CLOSE_WAIT until the server closes its side.
  *
@@ -77,12 +76,12 @@ final class ClientWatch implements AutoCloseable {
 
     static ClientWatch of(ServerRequest request, LinuxTcpTable table) {
         if (!table.isAvailable()) return UNWATCHED;
-        TcpConnection connection = connectionOf(request.localPeer(), request.remotePeer());
+        TcpConnection connection = connectionOf(request.localAddress(), request.remoteAddress());
         return connection == null ? UNWATCHED : new ClientWatch(table, connection);
     }
 
-    private static TcpConnection connectionOf(PeerInfo local, PeerInfo remote) {
-        if (local.address() instanceof InetSocketAddress l && remote.address() instanceof InetSocketAddress r
+    private static TcpConnection connectionOf(SocketAddress local, SocketAddress remote) {
+        if (local instanceof InetSocketAddress l && remote instanceof InetSocketAddress r
                 && l.getAddress() != null && r.getAddress() != null) {
             return TcpConnection.of(l.getAddress(), l.getPort(), r.getAddress(), r.getPort());
         }

@@ -12,8 +12,6 @@ import dev.inferd.server.openai.EngineRequests;
 import dev.inferd.server.openai.OutputConstraints;
 import dev.inferd.server.openai.FinishReasons;
 import dev.inferd.server.openai.Usage;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -3,11 +3,6 @@ package dev.inferd.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.WireJson;
-import io.helidon.http.HeaderName;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.HttpMediaType;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +13,7 @@ final class JsonExchange {
     static final String JSON = "application/json";
 
     /** Read by OpenAI's SDKs before the status code to decide whether to retry. */
-    static final HeaderName SHOULD_RETRY = HeaderNames.create("x-should-retry");
+    static final String SHOULD_RETRY = "x-should-retry";
 
     private JsonExchange() {
     }
@@ -30,9 +25,11 @@ final class JsonExchange {
      */
     static JsonNode readBody(ServerRequest request, long maxBytes) {
         checkContentType(request);
-        if (!request.content().hasEntity()) return WireJson.parse(new byte[0]);
+        checkContentEncoding(request);
+        if (!request.hasBody()) return WireJson.parse(new byte[0]);
+        if (request.contentLength() > maxBytes) throw ApiError.payloadTooLarge(maxBytes);
         byte[] body;
-        try (InputStream in = request.content().inputStream()) {
+        try (InputStream in = request.body()) {
             body = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
         } catch (IOException | RuntimeException e) {
             // The HTTP layer reports a body it cannot read (a broken chunk, a connection closed short
@@ -44,28 +41,65 @@ final class JsonExchange {
     }
 
     private static void checkContentType(ServerRequest request) {
-        if (!request.headers().contains(HeaderNames.CONTENT_TYPE)) return;
-        HttpMediaType type;
-        try {
-            type = request.headers().contentType().orElse(null);
-        } catch (RuntimeException e) {
-            throw ApiError.unsupportedMediaType(request.headers().get(HeaderNames.CONTENT_TYPE).get());
+        String header = request.header("Content-Type");
+        if (header == null) return;
+        String type = mediaType(header);
+        if (type == null) throw ApiError.unsupportedMediaType(header);
+        if (type.startsWith("multipart/")) throw ApiError.unsupportedMediaType(type);
+    }
+
+    /**
+     * The {@code type/subtype} of a {@code Content-Type} in lowercase, or null when it does not parse
+     * (RFC 9110: two tokens around one slash, then parameters).
+     */
+    static String mediaType(String header) {
+        String type = header.strip();
+        int semicolon = type.indexOf(';');
+        String essence = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
+        int slash = essence.indexOf('/');
+        if (slash <= 0 || slash == essence.length() - 1 || essence.indexOf('/', slash + 1) >= 0) return null;
+        for (int i = 0; i < essence.length(); i++) {
+            char c = essence.charAt(i);
+            if (c != '/' && !isTokenChar(c)) return null;
         }
-        if (type != null && "multipart".equalsIgnoreCase(type.mediaType().type())) {
-            throw ApiError.unsupportedMediaType(type.mediaType().text());
+        if (semicolon >= 0 && !parametersParse(type.substring(semicolon + 1))) return null;
+        return essence.toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static boolean parametersParse(String parameters) {
+        for (String parameter : parameters.split(";")) {
+            String p = parameter.strip();
+            if (p.isEmpty()) continue;
+            int eq = p.indexOf('=');
+            if (eq <= 0) return false;
+            String value = p.substring(eq + 1);
+            if (value.startsWith("\"") && (value.length() < 2 || !value.endsWith("\""))) return false;
+        }
+        return true;
+    }
+
+    private static boolean isTokenChar(char c) {
+        return c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0;
+    }
+
+    /** Bodies come uncompressed: the server decodes no {@code Content-Encoding}. */
+    private static void checkContentEncoding(ServerRequest request) {
+        String encoding = request.header("Content-Encoding");
+        if (encoding != null && !encoding.isBlank() && !encoding.strip().equalsIgnoreCase("identity")) {
+            throw new ApiError(400, ApiError.INVALID_REQUEST, "Content-Encoding " + encoding.strip()
+                    + " is not supported: send the request body uncompressed.", null, "unsupported_content_encoding");
         }
     }
 
     static void send(ServerResponse response, int status, Object body) {
         response.status(status);
-        response.header(HeaderNames.CONTENT_TYPE, "application/json");
-        byte[] bytes = WireJson.bytes(body);
-        WriteDeadline.write(() -> response.send(bytes));
+        response.header("Content-Type", JSON);
+        response.send(WireJson.bytes(body));
     }
 
     static void sendError(ServerResponse response, ApiError error) {
         if (error.retryAfterSeconds() > 0) {
-            response.header(HeaderNames.RETRY_AFTER, Integer.toString(error.retryAfterSeconds()));
+            response.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
         }
         if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
         send(response, error.status(), error.body());

@@ -1,8 +1,6 @@
 package dev.inferd.server.http;
 
 import dev.inferd.server.openai.WireJson;
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -38,22 +36,20 @@ final class ProbedJsonResponse implements ClientWatch.Probe {
     }
 
     private void write(byte[] bytes, boolean last) {
-        WriteDeadline.write(() -> {
-            try {
-                if (out == null) {
-                    response.status(200);
-                    response.header(HeaderNames.CONTENT_TYPE, JsonExchange.JSON);
-                    out = response.outputStream();
-                }
-                out.write(bytes);
-                if (last) {
-                    out.close();
-                } else {
-                    out.flush();
-                }
-            } catch (IOException | RuntimeException e) {
-                throw new ClientGoneException(e);
+        try {
+            if (out == null) {
+                response.status(200);
+                response.header("Content-Type", JsonExchange.JSON);
+                out = response.outputStream();
             }
-        });
+            out.write(bytes);
+            if (last) {
+                out.close();
+            } else {
+                out.flush();
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new ClientGoneException(e);
+        }
     }
 }

@@ -1,7 +1,5 @@
 package dev.inferd.server.http;
 
-import io.helidon.webserver.http.ServerRequest;
-
 /**
  * What a layer in front of the routes (the hosted gateway's keys, scopes and metering) learns from a
  * request as its handler sees it. The layer attaches one to the request before routing; handlers
@@ -37,10 +35,10 @@ public interface RequestHook {
     }
 
     static void attach(ServerRequest request, RequestHook hook) {
-        request.context().register(RequestHook.class, hook);
+        request.attribute(RequestHook.class.getName(), hook);
     }
 
     static RequestHook of(ServerRequest request) {
-        return request.context().get(RequestHook.class, RequestHook.class).orElse(NONE);
+        return request.attribute(RequestHook.class.getName()) instanceof RequestHook hook ? hook : NONE;
     }
 }

@@ -1,8 +1,6 @@
 package dev.inferd.server.http;
 
 import dev.inferd.server.openai.WireJson;
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,8 +28,8 @@ final class SseStream implements AutoCloseable {
     /** Commits status 200 and the event-stream headers. */
     static SseStream open(ServerResponse response) {
         response.status(200);
-        response.header(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
-        response.header(HeaderNames.CACHE_CONTROL, "no-cache");
+        response.header("Content-Type", "text/event-stream; charset=utf-8");
+        response.header("Cache-Control", "no-cache");
         // Keeps reverse proxies such as nginx from buffering the stream.
         response.header("X-Accel-Buffering", "no");
         return new SseStream(response.outputStream());
@@ -57,16 +55,13 @@ final class SseStream implements AutoCloseable {
     }
 
     private void write(byte[] bytes) {
-        WriteDeadline.write(() -> {
-            try {
-                out.write(bytes);
-                out.flush();
-            } catch (IOException | RuntimeException e) {
-                // Helidon reports a closed socket as one of several unchecked exceptions; any failure to
-                // write means the client can no longer be reached.
-                throw new ClientGoneException(e);
-            }
-        });
+        try {
+            out.write(bytes);
+            out.flush();
+        } catch (IOException | RuntimeException e) {
+            // A closed connection, or a write blocked past the write timeout: the client can no longer be reached.
+            throw new ClientGoneException(e);
+        }
     }
 
     @Override

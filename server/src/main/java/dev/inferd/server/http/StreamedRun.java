@@ -5,7 +5,6 @@ import dev.inferd.engine.generate.TokenLogprob;
 import dev.inferd.server.openai.FinishReasons;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.Usage;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -45,7 +44,8 @@ final class StreamedRun {
     }
 
     private static String requestId(ServerResponse response) {
-        return response.headers().first(ApiRouter.REQUEST_ID).orElse("unknown");
+        String id = response.header(ApiRouter.REQUEST_ID);
+        return id == null ? "unknown" : id;
     }
 
     static void stream(MeteredGeneration run, ServerResponse response, ClientWatch client, Translator translator)

@@ -9,13 +9,9 @@ import dev.inferd.speech.format.ResponseFormat;
 import dev.inferd.speech.format.TranscriptFormatter;
 import dev.inferd.speech.whisper.Languages;
 import dev.inferd.speech.whisper.TranscriptionOptions;
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -39,7 +35,7 @@ final class TranscriptionsEndpoint {
     }
 
     void handle(ServerRequest request, ServerResponse response, ClientWatch watch, boolean translate) throws InterruptedException {
-        String boundary = MultipartForm.boundary(request.headers().contentType().map(t -> t.text()).orElse(null));
+        String boundary = MultipartForm.boundary(request.header("Content-Type"));
         var form = MultipartForm.parse(readBody(request), boundary);
 
         String model = form.text("model").map(String::strip).filter(s -> !s.isEmpty()).orElseThrow(() -> ApiError.missing("model"));
@@ -90,7 +86,7 @@ final class TranscriptionsEndpoint {
         var task = translate ? TranscriptFormatter.Task.TRANSLATE : TranscriptFormatter.Task.TRANSCRIBE;
         var out = TranscriptFormatter.format(transcript, format, task);
         response.status(200);
-        response.header(HeaderNames.CONTENT_TYPE, out.contentType());
+        response.header("Content-Type", out.contentType());
         response.send(out.body().getBytes(StandardCharsets.UTF_8));
     }
 
@@ -111,15 +107,14 @@ final class TranscriptionsEndpoint {
 
     /** The body, refused with 413 once it is known to be larger than the limit, before it is all read. */
     private static byte[] readBody(ServerRequest request) {
-        long declared = request.headers().contentLength().orElse(-1);
-        if (declared > MAX_UPLOAD_BYTES) throw ApiError.payloadTooLarge(MAX_UPLOAD_BYTES);
-        if (!request.content().hasEntity()) throw ApiError.missing("file");
-        try (InputStream in = request.content().inputStream()) {
+        if (request.contentLength() > MAX_UPLOAD_BYTES) throw ApiError.payloadTooLarge(MAX_UPLOAD_BYTES);
+        if (!request.hasBody()) throw ApiError.missing("file");
+        try (InputStream in = request.body()) {
             byte[] body = in.readNBytes((int) MAX_UPLOAD_BYTES + 1);
             if (body.length > MAX_UPLOAD_BYTES) throw ApiError.payloadTooLarge(MAX_UPLOAD_BYTES);
             return body;
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw ApiError.unreadableBody(e.getMessage());
         }
     }
 }

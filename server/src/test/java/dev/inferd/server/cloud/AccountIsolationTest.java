@@ -31,10 +31,10 @@ class AccountIsolationTest {
 
     private static final String OPERATOR = "operator-token-for-tests-0123456789";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
 
     static {
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
     private final HttpClient http = HttpClient.newHttpClient();

@@ -44,10 +44,10 @@ class CloudGatewayTest {
     static final String SLOW = "slow-model";
     static final Actor TEST = new Actor("test", "junit");
 
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
 
     static {
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
     private static Database db;

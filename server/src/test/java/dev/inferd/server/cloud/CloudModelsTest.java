@@ -55,7 +55,7 @@ class CloudModelsTest {
     private static final PoolLimits ROOMY = new PoolLimits(0, 1L << 40, Duration.ofSeconds(20), 2, Duration.ofSeconds(30));
 
     static {
-        java.util.logging.Logger.getLogger("io.helidon").setLevel(java.util.logging.Level.WARNING);
+        java.util.logging.Logger.getLogger("org.eclipse.jetty").setLevel(java.util.logging.Level.WARNING);
     }
 
     private final MutableClock clock = new MutableClock();

@@ -45,11 +45,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DashboardBrowserTest {
 
     private static final String PASSWORD = "correct horse battery";
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
     private static final java.util.logging.Logger SELENIUM_LOG = java.util.logging.Logger.getLogger("org.openqa.selenium");
 
     static {
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         SELENIUM_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 

@@ -17,8 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A second server on a port that is taken fails to start with an exception, so that {@code serve} says so and
- * exits: Helidon itself only logs the failed bind and hands back a server that is not running, and
- * {@code serve} then announced that it served on port -1.
+ * exits, rather than announcing that it serves on a port it does not hold.
  */
 class PortInUseTest {
     @Test
@@ -32,7 +31,7 @@ class PortInUseTest {
         }
     }
 
-    /** Helidon logs a failed bind as SEVERE with its stack trace; {@code serve}'s one line is all a user should see. */
+    /** A failed bind leaves no SEVERE trace in the log; {@code serve}'s one line is all a user should see. */
     @Test
     void aPortInUseLogsNothingSevere() {
         var severe = new ArrayList<LogRecord>();

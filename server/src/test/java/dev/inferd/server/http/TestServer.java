@@ -20,11 +20,11 @@ final class TestServer implements AutoCloseable {
 
     static final ObjectMapper MAPPER = new ObjectMapper();
 
-    /** Helidon announces every start and stop at INFO; a strong reference keeps the level set. */
-    private static final java.util.logging.Logger HELIDON_LOG = java.util.logging.Logger.getLogger("io.helidon");
+    /** Jetty announces every start and stop at INFO; a strong reference keeps the level set. */
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
 
     static {
-        HELIDON_LOG.setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
     final FakeTextGenerator model = new FakeTextGenerator(MODEL, CONTEXT);

@@ -18,13 +18,11 @@ import dev.inferd.server.store.Database;
 import dev.inferd.server.store.KeyScopes;
 import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageStore;
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.inferd.server.http.ServerRequest;
+import dev.inferd.server.http.ServerResponse;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -32,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 
 /**
  * The operator's REST API under {@code /admin/v1/}, behind {@code Authorization: Bearer <operator token>}:
@@ -100,7 +99,7 @@ public final class AdminApi implements CloudRoute {
             throw Authenticator.forbidden("The admin API is off: start the server with an operator token "
                     + "(operator_token in --config, or INFERD_OPERATOR_TOKEN).");
         }
-        String header = request.headers().first(HeaderNames.AUTHORIZATION).orElse("");
+        String header = Objects.requireNonNullElse(request.header("Authorization"), "");
         String token = header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).strip() : "";
         if (!MessageDigest.isEqual(sha256(token), operatorTokenHash)) {
             throw new ApiError(401, Authenticator.AUTHENTICATION_ERROR, "A valid operator token is required.", null,
@@ -109,8 +108,8 @@ public final class AdminApi implements CloudRoute {
     }
 
     private void route(ServerRequest request, ServerResponse response) throws Exception {
-        String path = request.path().path();
-        String method = request.prologue().method().text();
+        String path = request.path();
+        String method = request.method();
         if (!path.startsWith(PREFIX)) throw ApiError.unknownUrl(method, path);
         String[] parts = path.substring(PREFIX.length()).split("/");
         Actor actor = new Actor("operator", CloudHttp.clientAddress(request));
@@ -140,13 +139,12 @@ public final class AdminApi implements CloudRoute {
             }
             case "usage" -> {
                 require(method, path, "GET");
-                var q = request.query();
-                UsageFilter filter = UsageReport.filter(account.id(), CloudHttp.query(q, "key"), CloudHttp.query(q, "model"),
-                        CloudHttp.query(q, "from"), CloudHttp.query(q, "to"));
-                if ("csv".equals(CloudHttp.query(q, "format"))) {
+                UsageFilter filter = UsageReport.filter(account.id(), request.query("key"), request.query("model"),
+                        request.query("from"), request.query("to"));
+                if ("csv".equals(request.query("format"))) {
                     response.status(200);
-                    response.header(HeaderNames.CONTENT_TYPE, "text/csv; charset=utf-8");
-                    response.header(HeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"usage-" + account.name() + ".csv\"");
+                    response.header("Content-Type", "text/csv; charset=utf-8");
+                    response.header("Content-Disposition", "attachment; filename=\"usage-" + account.name() + ".csv\"");
                     response.send(UsageCsv.of(usage.list(filter, 100_000)).getBytes(StandardCharsets.UTF_8));
                 } else {
                     CloudHttp.sendJson(response, 200, Map.of("object", "usage", "account_id", account.id(),
@@ -239,13 +237,13 @@ public final class AdminApi implements CloudRoute {
     }
 
     private static JsonNode body(ServerRequest request) {
-        if (!request.content().hasEntity()) return WireJson.parse("{}".getBytes(StandardCharsets.UTF_8));
-        try (InputStream in = request.content().inputStream()) {
+        if (!request.hasBody()) return WireJson.parse("{}".getBytes(StandardCharsets.UTF_8));
+        try (InputStream in = request.body()) {
             byte[] bytes = in.readNBytes(MAX_BODY + 1);
             if (bytes.length > MAX_BODY) throw ApiError.payloadTooLarge(MAX_BODY);
             return WireJson.parse(bytes);
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw ApiError.unreadableBody(e.getMessage());
         }
     }
 

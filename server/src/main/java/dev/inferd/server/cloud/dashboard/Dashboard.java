@@ -17,10 +17,8 @@ import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageStore;
 import dev.inferd.server.store.User;
 import dev.inferd.server.store.UserStore;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.Status;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.inferd.server.http.ServerRequest;
+import dev.inferd.server.http.ServerResponse;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -68,12 +66,12 @@ public final class Dashboard implements CloudRoute {
 
     @Override
     public void handle(ServerRequest request, ServerResponse response) {
-        response.header(HeaderNames.CACHE_CONTROL, "no-store");
-        response.header(HeaderNames.create("X-Frame-Options"), "DENY");
-        response.header(HeaderNames.create("X-Content-Type-Options"), "nosniff");
-        response.header(HeaderNames.create("Referrer-Policy"), "same-origin");
-        String path = request.path().path();
-        String method = request.prologue().method().text();
+        response.header("Cache-Control", "no-store");
+        response.header("X-Frame-Options", "DENY");
+        response.header("X-Content-Type-Options", "nosniff");
+        response.header("Referrer-Policy", "same-origin");
+        String path = request.path();
+        String method = request.method();
         try {
             if (path.equals(BASE + "/login")) {
                 if (method.equals("POST")) signIn(request, response);
@@ -111,7 +109,7 @@ public final class Dashboard implements CloudRoute {
             case "GET " + BASE, "GET " + BASE + "/", "GET " + BASE + "/settings" -> redirect(response, KEYS);
             case "POST " + BASE + "/logout" -> {
                 users.endSession(Secrets.hash(cookie(request, SESSION_COOKIE).orElseThrow()));
-                response.header(HeaderNames.SET_COOKIE, SESSION_COOKIE + "=; Path=" + BASE + "; Max-Age=0; HttpOnly; SameSite=Strict");
+                response.header("Set-Cookie", SESSION_COOKIE + "=; Path=" + BASE + "; Max-Age=0; HttpOnly; SameSite=Strict");
                 redirect(response, BASE + "/login");
             }
             case "GET " + KEYS -> keysPage(response, s, null);
@@ -162,14 +160,14 @@ public final class Dashboard implements CloudRoute {
 
     private void csv(ServerResponse response, UsageFilter filter, String name) {
         response.status(200);
-        response.header(HeaderNames.CONTENT_TYPE, "text/csv; charset=utf-8");
-        response.header(HeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"" + name + "\"");
+        response.header("Content-Type", "text/csv; charset=utf-8");
+        response.header("Content-Disposition", "attachment; filename=\"" + name + "\"");
         response.send(UsageCsv.of(usage.list(filter, 100_000)).getBytes(StandardCharsets.UTF_8));
     }
 
     private void loginPage(ServerResponse response, String error, int status) {
         String token = Secrets.randomToken();
-        response.header(HeaderNames.SET_COOKIE, LOGIN_COOKIE + "=" + token + "; Path=" + BASE + "/login; HttpOnly; SameSite=Strict");
+        response.header("Set-Cookie", LOGIN_COOKIE + "=" + token + "; Path=" + BASE + "/login; HttpOnly; SameSite=Strict");
         html(response, status, Pages.login(token, error));
     }
 
@@ -184,7 +182,7 @@ public final class Dashboard implements CloudRoute {
         String address = CloudHttp.clientAddress(request);
         if (!signIns.tryAcquire("ip:" + address, SIGN_INS_PER_ADDRESS_PER_MINUTE).allowed()
                 || !signIns.tryAcquire("email:" + email, SIGN_INS_PER_MINUTE).allowed()) {
-            response.header(HeaderNames.RETRY_AFTER, "60");
+            response.header("Retry-After", "60");
             loginPage(response, "Too many sign-in attempts. Please wait a minute and try again.", 429);
             return;
         }
@@ -196,7 +194,7 @@ public final class Dashboard implements CloudRoute {
         String token = Secrets.randomToken();
         long now = clock.millis();
         users.startSession(Secrets.hash(token), user.get().id(), Secrets.randomToken(), now, now + SESSION_LENGTH.toMillis());
-        response.header(HeaderNames.SET_COOKIE, SESSION_COOKIE + "=" + token + "; Path=" + BASE + "; Max-Age="
+        response.header("Set-Cookie", SESSION_COOKIE + "=" + token + "; Path=" + BASE + "; Max-Age="
                 + SESSION_LENGTH.toSeconds() + "; HttpOnly; SameSite=Strict");
         redirect(response, KEYS);
     }
@@ -209,14 +207,15 @@ public final class Dashboard implements CloudRoute {
         if (!constantTimeEquals(session.csrfToken(), form.get("csrf"))) {
             throw new Forbidden("The form is missing its security token or it is out of date; reload the page and try again.");
         }
-        request.headers().first(HeaderNames.ORIGIN).ifPresent(origin -> {
-            String host = request.headers().first(HeaderNames.HOST).orElse("");
+        String origin = request.header("Origin");
+        if (origin != null) {
+            String host = java.util.Objects.requireNonNullElse(request.header("Host"), "");
             if (!origin.endsWith("://" + host)) throw new Forbidden("The form was sent from another site.");
-        });
+        }
     }
 
     static Optional<String> cookie(ServerRequest request, String name) {
-        for (String header : request.headers().all(HeaderNames.COOKIE, java.util.List::of)) {
+        for (String header : request.headerValues("Cookie")) {
             for (String part : header.split(";")) {
                 String p = part.strip();
                 if (p.startsWith(name + "=")) return Optional.of(p.substring(name.length() + 1));
@@ -235,15 +234,15 @@ public final class Dashboard implements CloudRoute {
     }
 
     private static void redirect(ServerResponse response, String to) {
-        response.status(Status.SEE_OTHER_303);
-        response.header(HeaderNames.LOCATION, to);
+        response.status(303);
+        response.header("Location", to);
         response.send();
     }
 
     private static void html(ServerResponse response, int status, Pages.Page page) {
         response.status(status);
-        response.header(HeaderNames.CONTENT_TYPE, "text/html; charset=utf-8");
-        response.header(HeaderNames.create("Content-Security-Policy"),
+        response.header("Content-Type", "text/html; charset=utf-8");
+        response.header("Content-Security-Policy",
                 "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
                         + "base-uri 'none'; script-src 'nonce-" + page.nonce() + "'");
         response.send(page.html().getBytes(StandardCharsets.UTF_8));

@@ -1,6 +1,6 @@
 package dev.inferd.server.cloud.dashboard;
 
-import io.helidon.webserver.http.ServerRequest;
+import dev.inferd.server.http.ServerRequest;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,9 +20,9 @@ record Form(Map<String, String> fields) {
     private static final int MAX_BYTES = 64 * 1024;
 
     static Form read(ServerRequest request) {
-        if (!request.content().hasEntity()) return new Form(Map.of());
+        if (!request.hasBody()) return new Form(Map.of());
         byte[] body;
-        try (InputStream in = request.content().inputStream()) {
+        try (InputStream in = request.body()) {
             body = in.readNBytes(MAX_BYTES + 1);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
