@@ -14,6 +14,10 @@ final class WhisperDecoder {
     private final float[][] selfK, selfV, crossK, crossV;
     private final float[] x, norm, q, k, v, attn, proj, up, scores, logits;
     private int length;
+    /** While capturing: per layer and head, the alignment head's index into {@link #captured}, or -1. */
+    private int[][] captureIndex;
+    /** Per alignment head, the scaled cross-attention scores ({@code position x audioCtx}) before the softmax. */
+    private float[][] captured;
 
     WhisperDecoder(Layers w) {
         this.w = w;
@@ -56,6 +60,27 @@ final class WhisperDecoder {
         reset();
     }
 
+    /**
+     * From now on, the cross-attention scores of {@code heads} (scaled, before the softmax) of every
+     * decoded position {@code p} go to {@code into[k][p * audioCtx ...]}, {@code k} the head's index
+     * in {@code heads}; null stops it.
+     */
+    void capture(AlignmentHeads heads, float[][] into) {
+        if (heads == null) {
+            captureIndex = null;
+            captured = null;
+            return;
+        }
+        captureIndex = new int[w.decoder().length][this.heads];
+        for (int[] row : captureIndex) Arrays.fill(row, -1);
+        for (int k = 0; k < heads.count(); k++) {
+            if (heads.layers()[k] < captureIndex.length && heads.heads()[k] < this.heads) captureIndex[heads.layers()[k]][heads.heads()[k]] = k;
+        }
+        captured = into;
+    }
+
+    int audioPositions() { return audioCtx; }
+
     /** Forgets the tokens so far (the audio stays). */
     void reset() {
         length = 0;
@@ -79,13 +104,13 @@ final class WhisperDecoder {
             Ops.linear(b.attn().value(), norm, count, v);
             System.arraycopy(k, 0, selfK[l], length * d, count * d);
             System.arraycopy(v, 0, selfV[l], length * d, count * d);
-            for (int i = 0; i < count; i++) attend(q, i, selfK[l], selfV[l], length + i + 1, scale);
+            for (int i = 0; i < count; i++) attend(q, i, selfK[l], selfV[l], length + i + 1, scale, null, 0);
             Ops.linear(b.attn().out(), attn, count, proj);
             Ops.add(x, proj, count * d);
             // cross-attention over the audio
             Ops.layerNorm(x, count, d, b.crossNorm(), norm);
             Ops.linear(b.cross().query(), norm, count, q);
-            for (int i = 0; i < count; i++) attend(q, i, crossK[l], crossV[l], audioCtx, scale);
+            for (int i = 0; i < count; i++) attend(q, i, crossK[l], crossV[l], audioCtx, scale, captureIndex == null ? null : captureIndex[l], length + i);
             Ops.linear(b.cross().out(), attn, count, proj);
             Ops.add(x, proj, count * d);
             // MLP
@@ -103,7 +128,7 @@ final class WhisperDecoder {
     }
 
     /** Query row {@code i} of {@code q} over the first {@code n} keys and values, every head, into row {@code i} of {@code attn}. */
-    private void attend(float[] q, int i, float[] keys, float[] values, int n, float scale) {
+    private void attend(float[] q, int i, float[] keys, float[] values, int n, float scale, int[] captureHeads, int position) {
         for (int h = 0; h < heads; h++) {
             int qo = i * d + h * dh;
             for (int j = 0; j < n; j++) {
@@ -111,6 +136,10 @@ final class WhisperDecoder {
                 float s = 0;
                 for (int c = 0; c < dh; c++) s += q[qo + c] * keys[ko + c];
                 scores[j] = s;
+            }
+            if (captureHeads != null && captureHeads[h] >= 0) {
+                float[] into = captured[captureHeads[h]];
+                for (int j = 0; j < n; j++) into[position * n + j] = scores[j] * scale;
             }
             Ops.softmax(scores, 0, n, scale);
             int oo = i * d + h * dh;
