@@ -102,8 +102,8 @@ public final class InferdServer implements AutoCloseable {
                 // Helidon's default too, said here since restarts depend on it: a server that stopped leaves its ends
                 // of the connections it closed in TIME_WAIT for a minute, and without it the next bind fails
                 .putListenerSocketOption(StandardSocketOptions.SO_REUSEADDR, true)
-                // A backstop above the limit JsonExchange enforces with a proper error body.
-                .maxPayloadSize(limits.maxBodyBytes() + 1024 * 1024)
+                // A backstop above the limits JsonExchange and the audio uploads enforce with a proper error body.
+                .maxPayloadSize(Math.max(limits.maxBodyBytes(), TranscriptionsEndpoint.MAX_UPLOAD_BYTES) + 1024 * 1024)
                 .directHandlers(errorsAsJson(limits.maxBodyBytes()))
                 .shutdownHook(false)
                 .routing(routing(router, front))

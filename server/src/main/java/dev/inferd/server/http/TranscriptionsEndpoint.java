@@ -7,7 +7,9 @@ import dev.inferd.speech.audio.Audio;
 import dev.inferd.speech.audio.InvalidAudioException;
 import dev.inferd.speech.format.ResponseFormat;
 import dev.inferd.speech.format.TranscriptFormatter;
+import dev.inferd.engine.generate.Generation;
 import dev.inferd.speech.whisper.Languages;
+import dev.inferd.speech.whisper.Transcript;
 import dev.inferd.speech.whisper.TranscriptionOptions;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.ServerRequest;
@@ -82,14 +84,22 @@ final class TranscriptionsEndpoint {
         }
         hook.audio((samples.length * 1000L + Audio.SAMPLE_RATE - 1) / Audio.SAMPLE_RATE); // billed by the second, rounded up
         var options = new TranscriptionOptions(language, translate, prompt, temperature, temperature == 0, true, true, 0, words);
-        var transcript = speechModels.withTurn(model, () -> {
-            var whisper = speechModels.get(model).orElseThrow(() -> ApiError.modelNotFound(model));
-            try {
-                return whisper.newTranscriber().transcribe(samples, options, watch::isGone);
-            } catch (CancellationException e) {
-                throw new ClientGoneException(e);
-            }
-        });
+        // the watch flags the client's departure on this token; the transcriber polls it between tokens
+        var departure = new Generation();
+        watch.cancelOnDeparture(departure);
+        Transcript transcript;
+        try {
+            transcript = speechModels.withTurn(model, () -> {
+                var whisper = speechModels.get(model).orElseThrow(() -> ApiError.modelNotFound(model));
+                try {
+                    return whisper.newTranscriber().transcribe(samples, options, departure::isCancelled);
+                } catch (CancellationException e) {
+                    throw new ClientGoneException(e);
+                }
+            });
+        } finally {
+            watch.close();
+        }
         var task = translate ? TranscriptFormatter.Task.TRANSLATE : TranscriptFormatter.Task.TRANSCRIBE;
         var out = TranscriptFormatter.format(transcript, format, task, granularities);
         response.status(200);

@@ -147,6 +147,11 @@ public final class Transcriber {
         return new Transcript(language, samples.length / (double) dev.inferd.speech.audio.Audio.SAMPLE_RATE, text.toString().strip(), List.copyOf(segments), List.copyOf(words));
     }
 
+    /** The language detected on the first window of {@code samples}, as {@link #transcribe} would when none is given. */
+    String detectLanguage(float[] samples) {
+        return detectLanguage(model.logMel().compute(samples)).code();
+    }
+
     /** Encodes the first 30 s window of {@code samples} and nothing else: for benchmarks of the encoder. */
     public void encodeFirstWindow(float[] samples) {
         var mel = model.logMel().compute(samples);
@@ -210,6 +215,7 @@ public final class Transcriber {
             }
             batch[0] = token.id();
             System.arraycopy(decoder.decode(batch, 1), 0, logits, 0, logits.length);
+            model.countDecoderStep();
         }
         if (!completed && !failed && resultLength == 0) failed = true;
         // a failed window is judged on all its tokens

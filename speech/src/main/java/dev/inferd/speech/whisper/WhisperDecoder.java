@@ -1,5 +1,10 @@
 package dev.inferd.speech.whisper;
 
+import dev.inferd.engine.tensor.parallel.WorkerPool;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
 import java.util.Arrays;
 
 /**
@@ -12,7 +17,9 @@ final class WhisperDecoder {
     private final Layers w;
     private final int d, heads, dh, textCtx, audioCtx, vocab;
     private final float[][] selfK, selfV, crossK, crossV;
-    private final float[] x, norm, q, k, v, attn, proj, up, scores, logits;
+    private final float[] x, norm, q, k, v, attn, proj, up, logits;
+    private final float[][] headScores;
+    private final AttentionJob job = new AttentionJob();
     private int length;
     /** While capturing: per layer and head, the alignment head's index into {@link #captured}, or -1. */
     private int[][] captureIndex;
@@ -41,7 +48,7 @@ final class WhisperDecoder {
         attn = new float[textCtx * d];
         proj = new float[textCtx * d];
         up = new float[textCtx * 4 * d];
-        scores = new float[Math.max(textCtx, audioCtx)];
+        headScores = new float[heads][Math.max(textCtx, audioCtx)];
         logits = new float[vocab];
     }
 
@@ -127,14 +134,48 @@ final class WhisperDecoder {
         return logits;
     }
 
-    /** Query row {@code i} of {@code q} over the first {@code n} keys and values, every head, into row {@code i} of {@code attn}. */
+    /** Query row {@code i} of {@code q} over the first {@code n} keys and values, every head, into row {@code i} of {@code attn}; heads spread over the worker pool when long. */
     private void attend(float[] q, int i, float[] keys, float[] values, int n, float scale, int[] captureHeads, int position) {
-        for (int h = 0; h < heads; h++) {
+        job.q = q;
+        job.i = i;
+        job.keys = keys;
+        job.values = values;
+        job.n = n;
+        job.scale = scale;
+        job.captureHeads = captureHeads;
+        job.position = position;
+        if (n >= PARALLEL_POSITIONS) {
+            WorkerPool.shared().parallelFor(heads, job);
+        } else {
+            for (int h = 0; h < heads; h++) job.run(h, 0);
+        }
+    }
+
+    /** From this many keys on, the heads of one query are spread over the worker pool. */
+    private static final int PARALLEL_POSITIONS = 256;
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+
+    /** One query's attention, head by head: the arguments of {@link #attend}, kept in fields so that no call allocates. */
+    private final class AttentionJob implements WorkerPool.Task {
+        float[] q, keys, values;
+        int i, n, position;
+        float scale;
+        int[] captureHeads;
+
+        @Override
+        public void run(int h, int worker) {
+            float[] scores = headScores[h];
             int qo = i * d + h * dh;
+            int bound = SPECIES.loopBound(dh);
             for (int j = 0; j < n; j++) {
                 int ko = j * d + h * dh;
-                float s = 0;
-                for (int c = 0; c < dh; c++) s += q[qo + c] * keys[ko + c];
+                var acc = FloatVector.zero(SPECIES);
+                int c = 0;
+                for (; c < bound; c += SPECIES.length()) {
+                    acc = FloatVector.fromArray(SPECIES, q, qo + c).fma(FloatVector.fromArray(SPECIES, keys, ko + c), acc);
+                }
+                float s = acc.reduceLanes(VectorOperators.ADD);
+                for (; c < dh; c++) s += q[qo + c] * keys[ko + c];
                 scores[j] = s;
             }
             if (captureHeads != null && captureHeads[h] >= 0) {
@@ -147,7 +188,12 @@ final class WhisperDecoder {
             for (int j = 0; j < n; j++) {
                 float p = scores[j];
                 int vo = j * d + h * dh;
-                for (int c = 0; c < dh; c++) attn[oo + c] += p * values[vo + c];
+                var pv = FloatVector.broadcast(SPECIES, p);
+                int c = 0;
+                for (; c < bound; c += SPECIES.length()) {
+                    FloatVector.fromArray(SPECIES, values, vo + c).fma(pv, FloatVector.fromArray(SPECIES, attn, oo + c)).intoArray(attn, oo + c);
+                }
+                for (; c < dh; c++) attn[oo + c] += p * values[vo + c];
             }
         }
     }
