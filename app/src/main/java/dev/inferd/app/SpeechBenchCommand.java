@@ -74,7 +74,7 @@ public final class SpeechBenchCommand implements Callable<Integer> {
                     var transcriber = model.newTranscriber();
                     transcriber.encodeFirstWindow(samples); // warm-up
                     double encoder = median(() -> transcriber.encodeFirstWindow(samples));
-                    var options = new TranscriptionOptions("en", false, null, 0, false, true, true, 0);
+                    var options = new TranscriptionOptions("en", false, null, 0, false, true, true, 0, false);
                     double total = median(() -> transcriber.transcribe(samples, options));
                     out.printf(Locale.ROOT, "| %-28s | %7d | %14.3f | %12.3f | %6.3f |%n", m, WorkerPool.shared().threads(), encoder, total, total / seconds);
                 }

@@ -7,13 +7,15 @@ import dev.inferd.speech.audio.Audio;
 import dev.inferd.speech.audio.InvalidAudioException;
 import dev.inferd.speech.format.ResponseFormat;
 import dev.inferd.speech.format.TranscriptFormatter;
+import dev.inferd.engine.generate.Generation;
 import dev.inferd.speech.whisper.Languages;
+import dev.inferd.speech.whisper.Transcript;
 import dev.inferd.speech.whisper.TranscriptionOptions;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
+import java.util.EnumSet;
 import java.util.concurrent.CancellationException;
 
 /**
@@ -57,15 +59,17 @@ final class TranscriptionsEndpoint {
         if (language != null && Languages.byCode(language).isEmpty()) {
             throw ApiError.invalid("language", "Invalid value for 'language': '" + language + "' is not a supported ISO-639-1 language code.");
         }
-        List<String> granularities = form.texts("timestamp_granularities");
-        for (String g : granularities) {
-            if (!g.equals("segment") && !g.equals("word")) {
-                throw ApiError.invalid("timestamp_granularities", "Invalid value for 'timestamp_granularities': '" + g + "'. Supported values are: word, segment.");
-            }
-            if (g.equals("word")) {
-                throw ApiError.unsupported("timestamp_granularities", "Word timestamps are not supported by this server yet.");
-            }
+        var granularities = EnumSet.noneOf(TranscriptFormatter.Granularity.class);
+        for (String g : form.texts("timestamp_granularities")) {
+            granularities.add(switch (g.strip()) {
+                case "segment" -> TranscriptFormatter.Granularity.SEGMENT;
+                case "word" -> TranscriptFormatter.Granularity.WORD;
+                default -> throw ApiError.invalid("timestamp_granularities",
+                        "Invalid value for 'timestamp_granularities': '" + g + "'. Supported values are: word, segment.");
+            });
         }
+        if (granularities.isEmpty()) granularities.add(TranscriptFormatter.Granularity.SEGMENT);
+        boolean words = format == ResponseFormat.VERBOSE_JSON && granularities.contains(TranscriptFormatter.Granularity.WORD);
         String prompt = form.text("prompt").orElse(null);
 
         float[] samples;
@@ -75,16 +79,24 @@ final class TranscriptionsEndpoint {
             throw ApiError.invalid("file", e.getMessage());
         }
         hook.audio((samples.length * 1000L + Audio.SAMPLE_RATE - 1) / Audio.SAMPLE_RATE); // billed by the second, rounded up
-        var options = new TranscriptionOptions(language, translate, prompt, temperature, temperature == 0, true, true, 0);
-        var transcript = speechModels.withTurn(model, whisper -> {
-            try {
-                return whisper.newTranscriber().transcribe(samples, options, watch::isGone);
-            } catch (CancellationException e) {
-                throw new ClientGoneException(e);
-            }
-        });
+        var options = new TranscriptionOptions(language, translate, prompt, temperature, temperature == 0, true, true, 0, words);
+        // the watch flags the client's departure on this token; the transcriber polls it between tokens
+        var departure = new Generation();
+        watch.cancelOnDeparture(departure);
+        Transcript transcript;
+        try {
+            transcript = speechModels.withTurn(model, whisper -> {
+                try {
+                    return whisper.newTranscriber().transcribe(samples, options, departure::isCancelled);
+                } catch (CancellationException e) {
+                    throw new ClientGoneException(e);
+                }
+            });
+        } finally {
+            watch.close();
+        }
         var task = translate ? TranscriptFormatter.Task.TRANSLATE : TranscriptFormatter.Task.TRANSCRIBE;
-        var out = TranscriptFormatter.format(transcript, format, task);
+        var out = TranscriptFormatter.format(transcript, format, task, granularities);
         response.status(200);
         response.header("Content-Type", out.contentType());
         response.send(out.body().getBytes(StandardCharsets.UTF_8));

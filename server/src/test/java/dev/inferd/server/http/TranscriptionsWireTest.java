@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -116,6 +117,16 @@ class TranscriptionsWireTest {
         assertThat(verbose.isVerbose()).isTrue();
         assertThat(verbose.asVerbose().segments().orElseThrow()).isNotEmpty();
         assertThat(verbose.asVerbose().duration()).isEqualTo(46797 / 16000.0);
+        assertThat(verbose.asVerbose().words()).isEmpty();
+        var words = client.audio().transcriptions().create(TranscriptionCreateParams.builder().file(clip).model(SPEECH)
+                .responseFormat(AudioResponseFormat.VERBOSE_JSON)
+                .timestampGranularities(List.of(TranscriptionCreateParams.TimestampGranularity.WORD,
+                        TranscriptionCreateParams.TimestampGranularity.SEGMENT)).build()).asVerbose();
+        assertThat(words.words().orElseThrow()).isNotEmpty().allSatisfy(w -> {
+            assertThat(w.start()).isBetween(0.0, words.duration());
+            assertThat(w.end()).isBetween(w.start(), words.duration());
+        });
+        assertThat(words.segments().orElseThrow()).isNotEmpty();
         byte[] wav = Files.readAllBytes(clip);
         var srt = upload("/v1/audio/transcriptions", Map.of("model", SPEECH, "response_format", "srt"), wav);
         assertThat(srt.headers().firstValue("content-type").orElseThrow()).startsWith("application/x-subrip");

@@ -7,13 +7,15 @@ import dev.inferd.speech.whisper.Transcript;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Writes a {@link Transcript} as OpenAI's audio endpoints do: {@code json} ({@code {"text"}}),
  * {@code text} (the transcript and a newline), {@code srt} and {@code vtt} (Whisper's subtitle
  * writers' layout, hours always present, milliseconds rounded) and {@code verbose_json} (task,
- * language by its English name, duration, text, segments with all ten fields).
+ * language by its English name, duration, text, segments with all ten fields, words when asked for).
  */
 public final class TranscriptFormatter {
     private static final JsonFactory JSON = new JsonFactory();
@@ -31,16 +33,24 @@ public final class TranscriptFormatter {
         public String wireName() { return wireName; }
     }
 
+    /** What verbose_json times: {@code timestamp_granularities[]}. */
+    public enum Granularity { SEGMENT, WORD }
+
     private TranscriptFormatter() {
     }
 
     public static FormattedTranscript format(Transcript t, ResponseFormat format, Task task) {
+        return format(t, format, task, EnumSet.of(Granularity.SEGMENT));
+    }
+
+    /** verbose_json has {@code segments} with the segment granularity and {@code words} with the word granularity. */
+    public static FormattedTranscript format(Transcript t, ResponseFormat format, Task task, Set<Granularity> granularities) {
         String body = switch (format) {
             case JSON -> json(t);
             case TEXT -> t.text() + "\n";
             case SRT -> srt(t);
             case VTT -> vtt(t);
-            case VERBOSE_JSON -> verboseJson(t, task);
+            case VERBOSE_JSON -> verboseJson(t, task, granularities);
         };
         return new FormattedTranscript(format.contentType(), body);
     }
@@ -79,13 +89,28 @@ public final class TranscriptFormatter {
         });
     }
 
-    private static String verboseJson(Transcript t, Task task) {
+    private static String verboseJson(Transcript t, Task task, Set<Granularity> granularities) {
         return write(g -> {
             g.writeStartObject();
             g.writeStringField("task", task.wireName());
             g.writeStringField("language", t.languageName());
             g.writeNumberField("duration", t.duration());
             g.writeStringField("text", t.text());
+            if (granularities.contains(Granularity.WORD)) {
+                g.writeArrayFieldStart("words");
+                for (var w : t.words()) {
+                    g.writeStartObject();
+                    g.writeStringField("word", w.word());
+                    g.writeNumberField("start", w.start());
+                    g.writeNumberField("end", w.end());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            }
+            if (!granularities.contains(Granularity.SEGMENT)) {
+                g.writeEndObject();
+                return;
+            }
             g.writeArrayFieldStart("segments");
             for (var s : t.segments()) {
                 g.writeStartObject();

@@ -5,6 +5,11 @@ import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.tensor.WeightMatrix;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 
+import dev.inferd.engine.tensor.vector.Lanes;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
 import java.lang.foreign.MemorySegment;
 
 /** The row-wise operations of Whisper's transformer, over {@code rows x width} float arrays. */
@@ -15,8 +20,20 @@ final class Ops {
     private Ops() {
     }
 
+    /** Rows per task of the row-wise operations spread over the worker pool. */
+    private static final int ROWS_PER_TASK = 64;
+
     static void layerNorm(float[] x, int rows, int d, Layers.Norm norm, float[] out) {
-        for (int r = 0; r < rows; r++) {
+        if (rows >= 2 * ROWS_PER_TASK) {
+            WorkerPool.shared().parallelFor((rows + ROWS_PER_TASK - 1) / ROWS_PER_TASK,
+                    t -> layerNorm(x, t * ROWS_PER_TASK, Math.min(rows, (t + 1) * ROWS_PER_TASK), d, norm, out));
+        } else {
+            layerNorm(x, 0, rows, d, norm, out);
+        }
+    }
+
+    private static void layerNorm(float[] x, int from, int to, int d, Layers.Norm norm, float[] out) {
+        for (int r = from; r < to; r++) {
             int o = r * d;
             double mean = 0;
             for (int i = 0; i < d; i++) mean += x[o + i];
@@ -49,11 +66,36 @@ final class Ops {
         }
     }
 
-    /** GELU with the tanh approximation, as whisper.cpp computes it. */
+    /**
+     * GELU with the tanh approximation as whisper.cpp (ggml) computes it: looked up by the input's
+     * half-precision bits in a table of half-precision results, 0 below -10 and the input above 10.
+     */
     static void gelu(float[] x, int n) {
-        for (int i = 0; i < n; i++) {
+        int chunk = ROWS_PER_TASK * 1024;
+        if (n >= 2 * chunk) {
+            WorkerPool.shared().parallelFor((n + chunk - 1) / chunk, t -> gelu(x, t * chunk, Math.min(n, (t + 1) * chunk)));
+        } else {
+            gelu(x, 0, n);
+        }
+    }
+
+    private static void gelu(float[] x, int from, int to) {
+        float[] table = GeluTable.VALUES;
+        for (int i = from; i < to; i++) {
             float v = x[i];
-            x[i] = 0.5f * v * (1 + (float) Math.tanh(SQRT_2_OVER_PI * v * (1 + 0.044715f * v * v)));
+            x[i] = v <= -10f ? 0f : v >= 10f ? v : table[Float.floatToFloat16(v) & 0xFFFF];
+        }
+    }
+
+    private static final class GeluTable {
+        static final float[] VALUES = new float[1 << 16];
+
+        static {
+            for (int i = 0; i < VALUES.length; i++) {
+                float v = Float.float16ToFloat((short) i);
+                float g = 0.5f * v * (1 + (float) Math.tanh(SQRT_2_OVER_PI * v * (1 + 0.044715f * v * v)));
+                VALUES[i] = Float.float16ToFloat(Float.floatToFloat16(g));
+            }
         }
     }
 
@@ -85,17 +127,32 @@ final class Ops {
         }
     }
 
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+
+    /** {@code x[from .. from+n)} scaled by {@code scale}, then replaced by its softmax; vectorised, e^x by {@link Lanes#expNonPositive}. */
     static void softmax(float[] x, int from, int n, float scale) {
-        float max = Float.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++) max = Math.max(max, x[from + i] * scale);
-        float sum = 0;
-        for (int i = 0; i < n; i++) {
-            float e = (float) Math.exp(x[from + i] * scale - max);
-            x[from + i] = e;
+        int bound = from + SPECIES.loopBound(n), end = from + n;
+        var maxes = FloatVector.broadcast(SPECIES, Float.NEGATIVE_INFINITY);
+        int i = from;
+        for (; i < bound; i += SPECIES.length()) maxes = maxes.max(FloatVector.fromArray(SPECIES, x, i));
+        float max = maxes.reduceLanes(VectorOperators.MAX);
+        for (; i < end; i++) max = Math.max(max, x[i]);
+        max *= scale;
+        var sums = FloatVector.zero(SPECIES);
+        for (i = from; i < bound; i += SPECIES.length()) {
+            var e = Lanes.expNonPositive(FloatVector.fromArray(SPECIES, x, i).fma(scale, -max));
+            e.intoArray(x, i);
+            sums = sums.add(e);
+        }
+        float sum = sums.reduceLanes(VectorOperators.ADD);
+        for (; i < end; i++) {
+            float e = (float) Math.exp(x[i] * scale - max);
+            x[i] = e;
             sum += e;
         }
         float inv = 1 / sum;
-        for (int i = 0; i < n; i++) x[from + i] *= inv;
+        for (i = from; i < bound; i += SPECIES.length()) FloatVector.fromArray(SPECIES, x, i).mul(inv).intoArray(x, i);
+        for (; i < end; i++) x[i] *= inv;
     }
 
     /** Buffers of {@link #fullAttention}. */

@@ -34,6 +34,9 @@ public final class Transcriber {
     private final float[] logits, logprobs;
     private final int[] batch;
     private final int blank;
+    private final AlignmentHeads alignmentHeads;
+    /** The alignment heads' cross-attention scores, made on the first request for word times. */
+    private float[][] alignmentScores;
     /** Seconds of audio in the transcription in progress. */
     private double duration;
 
@@ -48,6 +51,7 @@ public final class Transcriber {
         logprobs = new float[sp.vocabSize()];
         batch = new int[decoder.contextLength()];
         blank = tokenizer.idOf(" ");
+        alignmentHeads = AlignmentHeads.of(model.hparams());
     }
 
     /** A sampled token: the best timestamp at that step ({@code tid}), and the token's probability and log-probability. */
@@ -91,6 +95,7 @@ public final class Transcriber {
         }
         var random = new SplittableRandom(options.seed());
         var segments = new ArrayList<Transcript.Segment>();
+        var words = new ArrayList<Transcript.Word>();
         int seek = 0;
         while (seek + 100 < seekEnd) {
             if (cancelled.getAsBoolean()) throw new java.util.concurrent.CancellationException("transcription cancelled");
@@ -132,12 +137,19 @@ public final class Transcriber {
                 if (!prompt.isEmpty() && prompt.getFirst() == sp.startOfPrev()) promptPast.addAll(prompt.subList(1, prompt.size() - init.size()));
                 for (int i = 0; i < Math.min(best.resultLength(), best.tokens().size()); i++) promptPast.add(best.tokens().get(i).id());
             }
+            int before = segments.size();
             addSegments(segments, tokens, seek, best, noSpeech);
+            if (options.wordTimestamps()) alignWords(segments.subList(before, segments.size()), init, seek, seekEnd, language, words);
             seek += best.seekDelta();
         }
         var text = new StringBuilder();
         for (var s : segments) text.append(s.text());
-        return new Transcript(language, samples.length / (double) dev.inferd.speech.audio.Audio.SAMPLE_RATE, text.toString().strip(), List.copyOf(segments));
+        return new Transcript(language, samples.length / (double) dev.inferd.speech.audio.Audio.SAMPLE_RATE, text.toString().strip(), List.copyOf(segments), List.copyOf(words));
+    }
+
+    /** The language detected on the first window of {@code samples}, as {@link #transcribe} would when none is given. */
+    String detectLanguage(float[] samples) {
+        return detectLanguage(model.logMel().compute(samples)).code();
     }
 
     /** Encodes the first 30 s window of {@code samples} and nothing else: for benchmarks of the encoder. */
@@ -203,6 +215,7 @@ public final class Transcriber {
             }
             batch[0] = token.id();
             System.arraycopy(decoder.decode(batch, 1), 0, logits, 0, logits.length);
+            model.countDecoderStep();
         }
         if (!completed && !failed && resultLength == 0) failed = true;
         // a failed window is judged on all its tokens
@@ -364,6 +377,67 @@ public final class Transcriber {
         double start = Math.min(t0 / 100.0, duration), end = Math.max(start, Math.min(t1 / 100.0, duration));
         return new Transcript.Segment(id, seek, start, end, tokenizer.decode(text), ids,
                 a.temperature(), a.avgLogprob(), a.compressionRatio(), noSpeech);
+    }
+
+    /**
+     * The words of one window's segments with their times: the decoder runs once more over the
+     * start of transcript, no-timestamps, the segments' text tokens and end of text, keeping the
+     * alignment heads' cross-attention, from which {@link WordAlignment} times the words. Each word
+     * is kept within its segment and after the word before it.
+     */
+    private void alignWords(List<Transcript.Segment> windowSegments, List<Integer> init, int seek, int seekEnd, String language,
+                            List<Transcript.Word> out) {
+        var text = new ArrayList<Integer>();
+        var perSegment = new int[windowSegments.size()];
+        for (int k = 0; k < perSegment.length; k++) {
+            for (int id : windowSegments.get(k).tokens()) {
+                if (id < sp.endOfText()) {
+                    text.add(id);
+                    perSegment[k]++;
+                }
+            }
+        }
+        int rows = init.size() + 1 + text.size() + 1;
+        if (text.isEmpty() || rows > decoder.contextLength()) return;
+        int positions = decoder.audioPositions();
+        int frames = Math.max(1, Math.min(CHUNK_FRAMES, seekEnd - seek) / 2);
+        if (alignmentScores == null) alignmentScores = new float[alignmentHeads.count()][decoder.contextLength() * positions];
+        int n = 0;
+        for (int id : init) batch[n++] = id;
+        batch[n++] = sp.noTimestamps();
+        for (int id : text) batch[n++] = id;
+        batch[n++] = sp.endOfText();
+        decoder.reset();
+        decoder.capture(alignmentHeads, alignmentScores);
+        try {
+            decoder.decode(batch, n);
+        } finally {
+            decoder.capture(null, null);
+        }
+        float[] all = WordAlignment.weights(alignmentScores, rows, positions, frames);
+        // the rows that predict the text tokens and the end of text
+        float[] matrix = java.util.Arrays.copyOfRange(all, init.size() * frames, (rows - 1) * frames);
+        var timed = WordAlignment.tidy(WordAlignment.time(matrix, frames, WordAlignment.words(text, tokenizer, language)));
+        double offset = seek / 100.0;
+        double previousEnd = out.isEmpty() ? 0 : out.getLast().end();
+        int w = 0;
+        for (int k = 0; k < perSegment.length; k++) {
+            var segment = windowSegments.get(k);
+            int counted = 0;
+            while (w < timed.size() && counted < perSegment[k]) {
+                var t = timed.get(w++);
+                counted += t.tokens().size();
+                if (t.text().isEmpty()) continue;
+                double start = Math.min(Math.max(round2(offset + t.start()), Math.max(segment.start(), previousEnd)), segment.end());
+                double end = Math.min(Math.max(round2(offset + t.end()), start), segment.end());
+                out.add(new Transcript.Word(t.text().strip(), start, end));
+                previousEnd = end;
+            }
+        }
+    }
+
+    private static double round2(double seconds) {
+        return Math.round(seconds * 100) / 100.0;
     }
 
     /** The language whose token is likeliest after start-of-transcript on the first window. */

@@ -7,8 +7,22 @@ import java.util.List;
  *
  * @param language the language's code ({@code en})
  * @param duration seconds of audio
+ * @param words    the words with their times when they were asked for, else empty
  */
-public record Transcript(String language, double duration, String text, List<Segment> segments) {
+public record Transcript(String language, double duration, String text, List<Segment> segments, List<Word> words) {
+
+    public Transcript(String language, double duration, String text, List<Segment> segments) {
+        this(language, duration, text, segments, List.of());
+    }
+
+    /**
+     * A word and its times from the cross-attention alignment, within its segment.
+     *
+     * @param word  the word without its leading space, punctuation joined to it
+     * @param start seconds from the start of the audio
+     */
+    public record Word(String word, double start, double end) {
+    }
 
     /**
      * A segment between two timestamps.

@@ -12,9 +12,10 @@ package dev.inferd.speech.whisper;
  * @param conditionOnPreviousText each window is conditioned on the text of those before it
  * @param suppressBlank no blank or end of text as a window's first token
  * @param seed         the random generator's seed for sampling
+ * @param wordTimestamps each word's times, from the cross-attention alignment
  */
 public record TranscriptionOptions(String language, boolean translate, String prompt, float temperature, boolean fallback,
-                                   boolean conditionOnPreviousText, boolean suppressBlank, long seed) {
+                                   boolean conditionOnPreviousText, boolean suppressBlank, long seed, boolean wordTimestamps) {
 
     public static final float COMPRESSION_RATIO_THRESHOLD = 2.4f;
     public static final float LOGPROB_THRESHOLD = -1f;
@@ -25,30 +26,34 @@ public record TranscriptionOptions(String language, boolean translate, String pr
 
     /** Whisper's defaults: detect the language, transcribe, greedy with fallback. */
     public static TranscriptionOptions defaults() {
-        return new TranscriptionOptions(null, false, null, 0, true, true, true, 0);
+        return new TranscriptionOptions(null, false, null, 0, true, true, true, 0, false);
     }
 
     public TranscriptionOptions withLanguage(String language) {
-        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed);
+        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed, wordTimestamps);
     }
 
     public TranscriptionOptions withFallback(boolean fallback) {
-        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed);
+        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed, wordTimestamps);
     }
 
     public TranscriptionOptions withConditionOnPreviousText(boolean condition) {
-        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, condition, suppressBlank, seed);
+        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, condition, suppressBlank, seed, wordTimestamps);
     }
 
     public TranscriptionOptions withTranslate(boolean translate) {
-        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed);
+        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed, wordTimestamps);
     }
 
     public TranscriptionOptions withPrompt(String prompt) {
-        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed);
+        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed, wordTimestamps);
     }
 
     public TranscriptionOptions withTemperature(float temperature) {
-        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed);
+        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed, wordTimestamps);
+    }
+
+    public TranscriptionOptions withWordTimestamps(boolean words) {
+        return new TranscriptionOptions(language, translate, prompt, temperature, fallback, conditionOnPreviousText, suppressBlank, seed, words);
     }
 }

@@ -1,5 +1,10 @@
 package dev.inferd.speech.whisper;
 
+import dev.inferd.engine.tensor.parallel.WorkerPool;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
 import java.util.Arrays;
 
 /**
@@ -12,8 +17,14 @@ final class WhisperDecoder {
     private final Layers w;
     private final int d, heads, dh, textCtx, audioCtx, vocab;
     private final float[][] selfK, selfV, crossK, crossV;
-    private final float[] x, norm, q, k, v, attn, proj, up, scores, logits;
+    private final float[] x, norm, q, k, v, attn, proj, up, logits;
+    private final float[][] headScores;
+    private final AttentionJob job = new AttentionJob();
     private int length;
+    /** While capturing: per layer and head, the alignment head's index into {@link #captured}, or -1. */
+    private int[][] captureIndex;
+    /** Per alignment head, the scaled cross-attention scores ({@code position x audioCtx}) before the softmax. */
+    private float[][] captured;
 
     WhisperDecoder(Layers w) {
         this.w = w;
@@ -37,7 +48,7 @@ final class WhisperDecoder {
         attn = new float[textCtx * d];
         proj = new float[textCtx * d];
         up = new float[textCtx * 4 * d];
-        scores = new float[Math.max(textCtx, audioCtx)];
+        headScores = new float[heads][Math.max(textCtx, audioCtx)];
         logits = new float[vocab];
     }
 
@@ -55,6 +66,27 @@ final class WhisperDecoder {
         }
         reset();
     }
+
+    /**
+     * From now on, the cross-attention scores of {@code heads} (scaled, before the softmax) of every
+     * decoded position {@code p} go to {@code into[k][p * audioCtx ...]}, {@code k} the head's index
+     * in {@code heads}; null stops it.
+     */
+    void capture(AlignmentHeads heads, float[][] into) {
+        if (heads == null) {
+            captureIndex = null;
+            captured = null;
+            return;
+        }
+        captureIndex = new int[w.decoder().length][this.heads];
+        for (int[] row : captureIndex) Arrays.fill(row, -1);
+        for (int k = 0; k < heads.count(); k++) {
+            if (heads.layers()[k] < captureIndex.length && heads.heads()[k] < this.heads) captureIndex[heads.layers()[k]][heads.heads()[k]] = k;
+        }
+        captured = into;
+    }
+
+    int audioPositions() { return audioCtx; }
 
     /** Forgets the tokens so far (the audio stays). */
     void reset() {
@@ -79,13 +111,13 @@ final class WhisperDecoder {
             Ops.linear(b.attn().value(), norm, count, v);
             System.arraycopy(k, 0, selfK[l], length * d, count * d);
             System.arraycopy(v, 0, selfV[l], length * d, count * d);
-            for (int i = 0; i < count; i++) attend(q, i, selfK[l], selfV[l], length + i + 1, scale);
+            for (int i = 0; i < count; i++) attend(q, i, selfK[l], selfV[l], length + i + 1, scale, null, 0);
             Ops.linear(b.attn().out(), attn, count, proj);
             Ops.add(x, proj, count * d);
             // cross-attention over the audio
             Ops.layerNorm(x, count, d, b.crossNorm(), norm);
             Ops.linear(b.cross().query(), norm, count, q);
-            for (int i = 0; i < count; i++) attend(q, i, crossK[l], crossV[l], audioCtx, scale);
+            for (int i = 0; i < count; i++) attend(q, i, crossK[l], crossV[l], audioCtx, scale, captureIndex == null ? null : captureIndex[l], length + i);
             Ops.linear(b.cross().out(), attn, count, proj);
             Ops.add(x, proj, count * d);
             // MLP
@@ -102,15 +134,53 @@ final class WhisperDecoder {
         return logits;
     }
 
-    /** Query row {@code i} of {@code q} over the first {@code n} keys and values, every head, into row {@code i} of {@code attn}. */
-    private void attend(float[] q, int i, float[] keys, float[] values, int n, float scale) {
-        for (int h = 0; h < heads; h++) {
+    /** Query row {@code i} of {@code q} over the first {@code n} keys and values, every head, into row {@code i} of {@code attn}; heads spread over the worker pool when long. */
+    private void attend(float[] q, int i, float[] keys, float[] values, int n, float scale, int[] captureHeads, int position) {
+        job.q = q;
+        job.i = i;
+        job.keys = keys;
+        job.values = values;
+        job.n = n;
+        job.scale = scale;
+        job.captureHeads = captureHeads;
+        job.position = position;
+        if (n >= PARALLEL_POSITIONS) {
+            WorkerPool.shared().parallelFor(heads, job);
+        } else {
+            for (int h = 0; h < heads; h++) job.run(h, 0);
+        }
+    }
+
+    /** From this many keys on, the heads of one query are spread over the worker pool. */
+    private static final int PARALLEL_POSITIONS = 256;
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+
+    /** One query's attention, head by head: the arguments of {@link #attend}, kept in fields so that no call allocates. */
+    private final class AttentionJob implements WorkerPool.Task {
+        float[] q, keys, values;
+        int i, n, position;
+        float scale;
+        int[] captureHeads;
+
+        @Override
+        public void run(int h, int worker) {
+            float[] scores = headScores[h];
             int qo = i * d + h * dh;
+            int bound = SPECIES.loopBound(dh);
             for (int j = 0; j < n; j++) {
                 int ko = j * d + h * dh;
-                float s = 0;
-                for (int c = 0; c < dh; c++) s += q[qo + c] * keys[ko + c];
+                var acc = FloatVector.zero(SPECIES);
+                int c = 0;
+                for (; c < bound; c += SPECIES.length()) {
+                    acc = FloatVector.fromArray(SPECIES, q, qo + c).fma(FloatVector.fromArray(SPECIES, keys, ko + c), acc);
+                }
+                float s = acc.reduceLanes(VectorOperators.ADD);
+                for (; c < dh; c++) s += q[qo + c] * keys[ko + c];
                 scores[j] = s;
+            }
+            if (captureHeads != null && captureHeads[h] >= 0) {
+                float[] into = captured[captureHeads[h]];
+                for (int j = 0; j < n; j++) into[position * n + j] = scores[j] * scale;
             }
             Ops.softmax(scores, 0, n, scale);
             int oo = i * d + h * dh;
@@ -118,7 +188,12 @@ final class WhisperDecoder {
             for (int j = 0; j < n; j++) {
                 float p = scores[j];
                 int vo = j * d + h * dh;
-                for (int c = 0; c < dh; c++) attn[oo + c] += p * values[vo + c];
+                var pv = FloatVector.broadcast(SPECIES, p);
+                int c = 0;
+                for (; c < bound; c += SPECIES.length()) {
+                    FloatVector.fromArray(SPECIES, values, vo + c).fma(pv, FloatVector.fromArray(SPECIES, attn, oo + c)).intoArray(attn, oo + c);
+                }
+                for (; c < dh; c++) attn[oo + c] += p * values[vo + c];
             }
         }
     }

@@ -13,6 +13,7 @@ public final class WhisperModel implements AutoCloseable {
     private final Layers layers;
     private final WhisperTokenizer tokenizer;
     private final LogMel logMel;
+    private final java.util.concurrent.atomic.LongAdder decoderSteps = new java.util.concurrent.atomic.LongAdder();
 
     private WhisperModel(WhisperModelFile file) {
         this.file = file;
@@ -42,6 +43,11 @@ public final class WhisperModel implements AutoCloseable {
     public LogMel logMel() { return logMel; }
 
     Layers layers() { return layers; }
+
+    /** Tokens decoded one at a time by all transcriptions so far: shows that work goes on, or has stopped. */
+    public long decoderSteps() { return decoderSteps.sum(); }
+
+    void countDecoderStep() { decoderSteps.increment(); }
 
     public Transcriber newTranscriber() {
         return new Transcriber(this);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inferd.speech.whisper.Transcript;
 import org.junit.jupiter.api.Test;
 
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,6 +79,27 @@ class TranscriptFormatterTest {
         assertThat(seg.get("start").isDouble()).isTrue();
         assertThat(seg.get("temperature").isDouble()).isTrue();
         assertThat(seg.get("text").asText()).startsWith(" The");
+    }
+
+    @Test
+    void wordsAreListedWhenAskedForAndSegmentsOnlyWithTheirGranularity() throws Exception {
+        var withWords = new Transcript(BEACH.language(), BEACH.duration(), BEACH.text(), BEACH.segments(),
+                List.of(new Transcript.Word("The", 0.0, 0.24), new Transcript.Word("beach", 0.24, 0.6)));
+        var mapper = new ObjectMapper();
+        var both = mapper.readTree(TranscriptFormatter.format(withWords, ResponseFormat.VERBOSE_JSON, TranscriptFormatter.Task.TRANSCRIBE,
+                EnumSet.of(TranscriptFormatter.Granularity.WORD, TranscriptFormatter.Granularity.SEGMENT)).body());
+        assertThat(both.get("segments")).hasSize(2);
+        var word = both.get("words").get(1);
+        assertThat(word.fieldNames()).toIterable().containsExactly("word", "start", "end");
+        assertThat(word.get("word").asText()).isEqualTo("beach");
+        assertThat(word.get("start").asDouble()).isEqualTo(0.24);
+        var wordsOnly = mapper.readTree(TranscriptFormatter.format(withWords, ResponseFormat.VERBOSE_JSON, TranscriptFormatter.Task.TRANSCRIBE,
+                EnumSet.of(TranscriptFormatter.Granularity.WORD)).body());
+        assertThat(wordsOnly.has("segments")).isFalse();
+        assertThat(wordsOnly.get("words")).hasSize(2);
+        assertThat(wordsOnly.get("duration").asDouble()).isEqualTo(8.47);
+        var segmentsOnly = mapper.readTree(TranscriptFormatter.format(withWords, ResponseFormat.VERBOSE_JSON, TranscriptFormatter.Task.TRANSCRIBE).body());
+        assertThat(segmentsOnly.has("words")).isFalse();
     }
 
     @Test

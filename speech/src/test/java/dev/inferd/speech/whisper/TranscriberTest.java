@@ -55,6 +55,31 @@ class TranscriberTest {
         assertThat(t.text()).isEqualTo(t.text().strip()).isNotEmpty();
     }
 
+    /** Slow: as above. */
+    @Test
+    @Tag("slow")
+    void wordsAreOrderedWithinTheirSegmentsAndCoverTheText() throws IOException {
+        float[] samples = new AudioDecoder().decode(Files.readAllBytes(Fixtures.require("audio/LDC93S1.wav"))).samples();
+        var t = model.newTranscriber().transcribe(samples,
+                TranscriptionOptions.defaults().withLanguage("en").withFallback(false).withWordTimestamps(true));
+        assertThat(t.words()).isNotEmpty();
+        double previousEnd = 0;
+        int segment = 0;
+        for (var w : t.words()) {
+            assertThat(w.word()).isNotBlank().doesNotStartWith(" ");
+            assertThat(w.start()).isGreaterThanOrEqualTo(previousEnd).isLessThanOrEqualTo(w.end());
+            assertThat(w.end()).isLessThanOrEqualTo(t.duration());
+            while (segment < t.segments().size() && w.start() > t.segments().get(segment).end()) segment++;
+            assertThat(segment).as("the segment of " + w).isLessThan(t.segments().size());
+            assertThat(w.start()).isGreaterThanOrEqualTo(t.segments().get(segment).start());
+            previousEnd = w.end();
+        }
+        var words = String.join("", t.words().stream().map(Transcript.Word::word).toList());
+        assertThat(words).isEqualTo(t.text().replace(" ", ""));
+        // the alignment moves along the audio: the words do not all sit at one instant
+        assertThat(t.words().getLast().end()).isGreaterThan(t.words().getFirst().start());
+    }
+
     @Test
     void aCancelledTranscriptionStops() {
         float[] samples = new float[16_000 * 5];

@@ -23,7 +23,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The same model file and the same samples through whisper.cpp (whisper-jni) and through this
- * project: greedy decoding without fallback gives the same segments, times and text. The model is
+ * project: greedy decoding without fallback gives the same segments, times and tokens. whisper-jni
+ * has no call that returns token ids; with {@code print_special} whisper.cpp writes every token of a
+ * segment into its text, the special and timestamp tokens by their names ({@code [_BEG_]},
+ * {@code [_TT_150]}, ...), and this project's segment tokens, written the same way, must give the same
+ * string. The model is
  * synthetic, with a token embedding wide enough that every greedy choice wins by a clear margin.
  * Slow: the random model fills every window with 220 tokens, and whisper.cpp decodes them too.
  */
@@ -47,7 +51,8 @@ class WhisperCppAgreementTest {
         if (model != null) model.close();
     }
 
-    record Seg(long t0, long t1, String text) {
+    /** A segment: its times in 10 ms and its tokens written out. */
+    record Seg(long t0, long t1, String tokens) {
     }
 
     @ParameterizedTest
@@ -61,9 +66,34 @@ class WhisperCppAgreementTest {
                 TranscriptionOptions.defaults().withLanguage("en").withFallback(false));
         System.err.printf("%s: whisper.cpp %.1f s, ours %.1f s%n", clip, (t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9);
         var mine = new ArrayList<Seg>();
-        for (var s : ours.segments()) mine.add(new Seg(Math.round(s.start() * 100), Math.round(s.end() * 100), s.text()));
+        for (var s : ours.segments()) mine.add(new Seg(Math.round(s.start() * 100), Math.round(s.end() * 100), tokenNames(s.tokens())));
         assertThat(reference).as("whisper.cpp's segments").isNotEmpty();
         assertThat(mine).isEqualTo(reference);
+    }
+
+    /** Tokens as whisper.cpp writes them into a segment's text with print_special: text as its bytes, specials by name. */
+    static String tokenNames(List<Integer> ids) {
+        var tokenizer = model.tokenizer();
+        var sp = tokenizer.specials();
+        var out = new StringBuilder();
+        for (int id : ids) {
+            String name;
+            if (id < sp.endOfText()) name = new String(tokenizer.bytes(id), java.nio.charset.StandardCharsets.UTF_8);
+            else if (id == sp.endOfText()) name = "[_EOT_]";
+            else if (id == sp.startOfTranscript()) name = "[_SOT_]";
+            else if (id == sp.translate()) name = "[_TRANSLATE_]";
+            else if (id == sp.transcribe()) name = "[_TRANSCRIBE_]";
+            else if (id == sp.startOfLm()) name = "[_SOLM_]";
+            else if (id == sp.startOfPrev()) name = "[_PREV_]";
+            else if (id == sp.noSpeech()) name = "[_NOSP_]";
+            else if (id == sp.noTimestamps()) name = "[_NOT_]";
+            else if (id == sp.timestampBegin()) name = "[_BEG_]";
+            else if (id > sp.timestampBegin()) name = "[_TT_" + (id - sp.timestampBegin()) + "]";
+            else if (sp.isLanguage(id)) name = "[_LANG_" + Languages.byIndex(id - sp.startOfTranscript() - 1).code() + "]";
+            else name = "[_extra_token_" + id + "]";
+            out.append(name);
+        }
+        return out.toString();
     }
 
     private static List<Seg> whisperCpp(float[] samples) throws IOException {
@@ -77,6 +107,7 @@ class WhisperCppAgreementTest {
         params.printProgress = false;
         params.printRealtime = false;
         params.printTimestamps = false;
+        params.printSpecial = true;
         var out = new ArrayList<Seg>();
         try (var ctx = jni.init(modelFile)) {
             int rc = jni.full(ctx, params, samples, samples.length);
