@@ -75,6 +75,11 @@ public final class ChatPrompt {
         return withoutDoubleBos(tokenizer.encode(prompt.text(), true, true));
     }
 
+    /** As {@link #tokens(RenderedPrompt)}, refusing early a prompt of more than {@code maxTokens} tokens (one more for a doubled BOS). */
+    public int[] tokens(RenderedPrompt prompt, int maxTokens) {
+        return withoutDoubleBos(tokenizer.encode(prompt.text(), true, true, maxTokens + 1));
+    }
+
     /** Templates that write {@code bos_token} themselves would otherwise get a second BOS from the tokenizer. */
     private int[] withoutDoubleBos(int[] tokens) {
         int bos = tokenizer.bos();

@@ -252,6 +252,15 @@ public final class LocalTextGenerator implements TextGenerator {
     }
 
     @Override
+    public int[] chatPrompt(RenderedPrompt prompt, int maxTokens) {
+        int[] tokens = chatPrompt.tokens(prompt, maxTokens);
+        if (tokens.length > maxTokens) {
+            throw new dev.inferd.engine.tokenizer.TooManyTokensException(tokens.length, maxTokens);
+        }
+        return tokens;
+    }
+
+    @Override
     public TokenVocabulary vocabulary() {
         return TokenVocabulary.of(tokenizer);
     }

@@ -53,6 +53,15 @@ public interface TextGenerator extends AutoCloseable {
         return tokens;
     }
 
+    /** As {@link #chatPrompt(RenderedPrompt)}, with work bounded by {@code maxTokens} rather than by the prompt. */
+    default int[] chatPrompt(RenderedPrompt prompt, int maxTokens) {
+        int[] tokens = chatPrompt(prompt);
+        if (tokens.length > maxTokens) {
+            throw new dev.inferd.engine.tokenizer.TooManyTokensException(tokens.length, maxTokens);
+        }
+        return tokens;
+    }
+
     /** As {@link #textPrompt(String)}, with work bounded by {@code maxTokens} rather than by the text. */
     default int[] textPrompt(String prompt, int maxTokens) {
         int[] tokens = textPrompt(prompt);

@@ -52,7 +52,7 @@ final class ChatCompletionsEndpoint {
                 var options = new PromptOptions(request.tools().choice() == ChatTools.Choice.NONE ? List.of()
                         : request.tools().definitions(), enableThinking(request), request.templateVariables());
                 rendered = renderOrReject(() -> format.render(request.conversation(), options));
-                prompt = EngineRequests.tokenize(limit -> generator.chatPrompt(rendered), generator, "messages");
+                prompt = EngineRequests.tokenize(limit -> generator.chatPrompt(rendered, limit), generator, "messages");
             } else {
                 rendered = new RenderedPrompt("", false);
                 prompt = EngineRequests.tokenize(limit -> generator.chatPrompt(request.messages(), limit), generator,
