@@ -102,7 +102,8 @@ public final class Scheduler implements AutoCloseable {
         }
         this.model = model;
         this.config = config;
-        this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), config.stepTokens());
+        this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), config.stepTokens(),
+                config.parallel());
         this.batch = new Batch(config.maxBatch());
         for (int s = 0; s < config.sequences(); s++) freeSequences.add(s);
         publish();

@@ -9,13 +9,13 @@ import dev.inferd.engine.model.ModelConfig;
  *
  * @param bytes              all of it: the layers that see the whole context and the sliding-window layers' pool
  * @param positions          positions the pool that admission control counts holds, over all sequences
- * @param slidingWindowBytes the sliding-window layers' share: a window's worth of blocks per sequence (0 when no
- *                           layer slides)
+ * @param slidingWindowBytes the sliding-window layers' share: a window's worth of blocks for each of the {@code --parallel}
+ *                           sequences (0 when no layer slides); more choices than that take turns, as for the other pool
  */
 public record KVMemory(long bytes, long positions, long slidingWindowBytes) {
 
     static KVMemory of(ModelConfig config, int context, Scheduler.Config schedule) {
-        long windowed = slidingWindowBytes(config, context, schedule.sequences(), schedule.stepTokens());
+        long windowed = slidingWindowBytes(config, context, schedule.parallel(), schedule.stepTokens());
         long global = (long) schedule.blocks() * globalBlockBytes(config);
         return new KVMemory(global + windowed, (long) schedule.blocks() * schedule.blockSize(), windowed);
     }

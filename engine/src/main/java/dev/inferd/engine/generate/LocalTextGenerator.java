@@ -157,7 +157,7 @@ public final class LocalTextGenerator implements TextGenerator {
         int sequences = Math.max(parallel, maxChoices);
         int blockSize = KVCache.DEFAULT_BLOCK_SIZE;
         long blockBytes = KVMemory.globalBlockBytes(config);
-        long windowedPool = KVMemory.slidingWindowBytes(config, context, sequences, stepTokens);
+        long windowedPool = KVMemory.slidingWindowBytes(config, context, parallel, stepTokens);
         int contextBlocks = Math.ceilDiv(context, blockSize);
         long contextBytes = contextBlocks * blockBytes;
         long memory = options.kvMemory();

@@ -75,17 +75,16 @@ public final class KVCache {
     }
 
     public KVCache(int layers, int kvHeads, int headDim, int maxSequences, int contextLength, int blockSize, int totalBlocks) {
-        this(layers, kvHeads, headDim, maxSequences, contextLength, blockSize, totalBlocks, SlidingWindows.none(layers),
-                contextLength);
+        this(layers, kvHeads, headDim, maxSequences, contextLength, blockSize, totalBlocks, SlidingWindows.none(layers), 0);
     }
 
     /**
-     * A cache whose windowed layers ({@code windows}) keep blocks for their windows only, for sequences that write at
-     * most {@code maxWrite} positions between calls to {@link #releaseOutsideWindows}. With {@code maxWrite} the
-     * context length the windowed pool holds every sequence's whole context: for callers that never release.
+     * A cache whose windowed layers ({@code windows}) keep their keys and values in a pool of {@code windowedBlocks}
+     * blocks of their own: {@link SlidingWindows#blocksPerSequence} for each sequence that should never wait for it, or
+     * every sequence's whole context for callers that never {@link #releaseOutsideWindows release}.
      */
     public KVCache(int layers, int kvHeads, int headDim, int maxSequences, int contextLength, int blockSize, int totalBlocks,
-                   SlidingWindows windows, int maxWrite) {
+                   SlidingWindows windows, int windowedBlocks) {
         if (layers <= 0 || kvHeads <= 0 || headDim <= 0 || maxSequences <= 0 || contextLength <= 0 || blockSize <= 0
                 || totalBlocks <= 0) {
             throw new IllegalArgumentException("KV cache dimensions must be positive: layers " + layers + ", kvHeads "
@@ -103,9 +102,11 @@ public final class KVCache {
         if (windows.layers().length != layers) {
             throw new IllegalArgumentException("sliding windows for " + windows.layers().length + " layers, cache of " + layers);
         }
-        if (maxWrite <= 0) throw new IllegalArgumentException("maxWrite must be positive, got " + maxWrite);
+        if (windows.windowedCount() > 0 && windowedBlocks <= 0) {
+            throw new IllegalArgumentException("sliding-window layers need a pool of at least one block, got " + windowedBlocks);
+        }
         this.windows = windows;
-        int windowBlocks = maxSequences * windows.blocksPerSequence(blockSize, contextLength, maxWrite);
+        int windowBlocks = windows.windowedCount() > 0 ? windowedBlocks : 0;
         layerBlocks = new int[layers];
         keys = new short[layers][][];
         values = new short[layers][][];

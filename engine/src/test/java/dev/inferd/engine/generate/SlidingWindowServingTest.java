@@ -57,6 +57,23 @@ class SlidingWindowServingTest {
         assertThat(served).isEqualTo(greedyWithFullCache(file, prompt, served.size()));
     }
 
+    /** Windows for one sequence, three choices: they take turns in the windowed pool and each ends as one alone. */
+    @Test
+    void moreChoicesThanWindowsTakeTurns() throws Exception {
+        Path file = SyntheticModels.write(SyntheticModels.smallGemma3(GGMLType.F32), dir.resolve("g3.gguf"));
+        var options = new LocalTextGenerator.Options(null, null, CONTEXT).withParallel(1).withMaxChoices(3).withStepTokens(16);
+        try (var g = LocalTextGenerator.open(file, options)) {
+            int[] prompt = g.textPrompt("alpha beta gamma delta epsilon");
+            var recorder = new ContinuousBatchingTest.Recorder(3);
+            ContinuousBatchingTest.generate(g, new GenerationRequest(prompt, 3, 120, List.of(), SamplingParams.GREEDY, 0),
+                    recorder);
+            List<Integer> expected = greedyWithFullCache(file, prompt, recorder.tokens.get(0).size());
+            assertThat(expected).hasSizeGreaterThan(8 * SyntheticModels.WINDOW);
+            for (int c = 0; c < 3; c++) assertThat(recorder.tokens.get(c)).as("choice %d", c).isEqualTo(expected);
+            assertThat(g.stats().preemptions()).isPositive();
+        }
+    }
+
     @Test
     void memoryBelowTheWindowsIsRefused() {
         var config = SyntheticModels.smallGemma3(GGMLType.F32);

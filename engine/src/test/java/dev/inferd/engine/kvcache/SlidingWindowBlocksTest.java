@@ -16,7 +16,7 @@ class SlidingWindowBlocksTest {
 
     /** Two sequences of up to 64 positions writing up to {@code maxWrite} positions at a time. */
     private static KVCache cache(int maxWrite) {
-        return new KVCache(2, 1, 2, 2, 64, BS, 32, WINDOWS, maxWrite);
+        return new KVCache(2, 1, 2, 2, 64, BS, 32, WINDOWS, 2 * WINDOWS.blocksPerSequence(BS, 64, maxWrite));
     }
 
     /** Both layers: key {@code value + p} at (seq, p); the scheduler's commit and release after every position. */

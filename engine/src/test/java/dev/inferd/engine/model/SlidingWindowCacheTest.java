@@ -82,7 +82,7 @@ class SlidingWindowCacheTest {
     void windowedLayersThatLetGoGiveTheTokensOfAFullCacheInLessMemory() {
         int blocks = Math.ceilDiv(CONTEXT, KVCache.DEFAULT_BLOCK_SIZE);
         KVCache full = model.newKVCache(1, CONTEXT);
-        KVCache windowed = model.newKVCache(1, CONTEXT, KVCache.DEFAULT_BLOCK_SIZE, blocks, CHUNK);
+        KVCache windowed = model.newKVCache(1, CONTEXT, KVCache.DEFAULT_BLOCK_SIZE, blocks, CHUNK, 1);
         Run reference = run(full, 40, false);
         Run slid = run(windowed, 40, true);
 
@@ -106,7 +106,7 @@ class SlidingWindowCacheTest {
     @Test
     void aPrefixCachedWithItsWindowContinuesAsTheSequenceThatWroteIt() {
         int blocks = 2 * Math.ceilDiv(CONTEXT, KVCache.DEFAULT_BLOCK_SIZE);
-        KVCache cache = model.newKVCache(2, CONTEXT, KVCache.DEFAULT_BLOCK_SIZE, blocks, CHUNK);
+        KVCache cache = model.newKVCache(2, CONTEXT, KVCache.DEFAULT_BLOCK_SIZE, blocks, CHUNK, 2);
         int[] prompt = new int[100];
         for (int i = 0; i < prompt.length; i++) prompt[i] = SyntheticModels.FIRST_WORD + (i * 11) % 300;
         for (int from = 0; from < prompt.length; from += CHUNK) {
