@@ -1,6 +1,7 @@
 package dev.inferd.app;
 
 import dev.inferd.app.models.ModelsConfig;
+import dev.inferd.engine.generate.KVMemory;
 import dev.inferd.engine.generate.ModelDescription;
 import dev.inferd.engine.generate.ModelEvent;
 
@@ -27,9 +28,9 @@ final class ModelEvents implements ModelEvent.Listener {
         switch (event) {
             case ModelEvent.Loaded l -> {
                 ModelDescription d = l.description();
-                out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), loaded in %d ms%s%n",
+                out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), %s, loaded in %d ms%s%n",
                         d.id(), d.architecture(), ServeCommand.humanCount(d.parameterCount()), d.quantization(),
-                        d.contextLength(), l.trainedContextLength(), l.millis(), copies(l));
+                        d.contextLength(), l.trainedContextLength(), kvCache(l.kvMemory()), l.millis(), copies(l));
             }
             case ModelEvent.CopiesSaved s -> out.printf(Locale.ROOT,
                     "inferd: model %s: copies for generated tokens saved to %s in %d ms; later starts map them%n",
@@ -43,6 +44,14 @@ final class ModelEvents implements ModelEvent.Listener {
                     "inferd: model %s: %d MB of weights read in place moved into memory in %d ms%n",
                     w.model(), w.bytes() >> 20, w.millis());
         }
+    }
+
+    /** The KV cache's memory, and the sliding-window layers' share of it where some layers slide. */
+    private static String kvCache(KVMemory kv) {
+        String memory = String.format(Locale.ROOT, "KV cache %d MB for %d positions", kv.bytes() >> 20, kv.positions());
+        if (kv.slidingWindowBytes() == 0) return memory;
+        return memory + String.format(Locale.ROOT, " (%d MB of it the sliding-window layers' windows)",
+                kv.slidingWindowBytes() >> 20);
     }
 
     /** How a load came by its copies: empty where it has no cache or nothing to copy. */

@@ -102,7 +102,8 @@ public final class Scheduler implements AutoCloseable {
         }
         this.model = model;
         this.config = config;
-        this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks());
+        this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), config.stepTokens(),
+                config.parallel());
         this.batch = new Batch(config.maxBatch());
         for (int s = 0; s < config.sequences(); s++) freeSequences.add(s);
         publish();
@@ -269,6 +270,7 @@ public final class Scheduler implements AutoCloseable {
             if (slot.state != SequenceSlot.State.ACTIVE) continue; // its request failed meanwhile
             slot.computed += item.count();
             cache.commitFullBlocks(slot.sequence, slot.tokens());
+            cache.releaseOutsideWindows(slot.sequence);
             if (slot.pending() == 0) {
                 int row = batch.logitsRow(rowEntry(item));
                 try {
@@ -543,7 +545,7 @@ public final class Scheduler implements AutoCloseable {
         }
         published = new SchedulerStats(0, running.size(), active, paused.size(), cache.totalBlocks(),
                 cache.usedBlocks(), cache.cachedBlocks(), cache.blockSize(),
-                KVCache.bytesPerBlock(cache.layers(), cache.kvLength(), cache.blockSize()),
+                cache.bytesPerBlock(),
                 promptTokensProcessed, cachedPromptTokens, tokensGenerated, preemptions, rejected.get(), steps);
     }
 }

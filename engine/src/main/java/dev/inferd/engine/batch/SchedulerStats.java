@@ -11,7 +11,7 @@ package dev.inferd.engine.batch;
  * @param kvBlocksUsed blocks held by sequences
  * @param kvBlocksCached blocks no sequence holds that keep a prefix for later requests
  * @param kvBlockSize positions per block
- * @param kvBlockBytes bytes one block takes
+ * @param kvBlockBytes bytes one block takes (its layers that see the whole context; sliding-window layers keep a pool of their own)
  * @param promptTokensProcessed prompt (and recomputed) positions run through the model
  * @param cachedPromptTokens prompt positions taken from the prefix cache instead
  * @param tokensGenerated tokens chosen

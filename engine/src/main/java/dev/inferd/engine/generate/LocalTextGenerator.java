@@ -116,6 +116,7 @@ public final class LocalTextGenerator implements TextGenerator {
     private final ChatPrompt chatPrompt;
     private final ModelDescription description;
     private final Scheduler scheduler;
+    private final KVMemory kvMemory;
     /** Where the weights' copies are cached, or null where they are built in memory at every load. */
     private final CopyCacheFile copyCache;
     /** The work after the load ({@link Options#afterLoad()}), or null. */
@@ -140,31 +141,41 @@ public final class LocalTextGenerator implements TextGenerator {
                 Files.getLastModifiedTime(file).toMillis() / 1000,
                 gguf.architecture(), ModelFacts.parameterCount(gguf), ModelFacts.quantization(gguf), context);
         this.scheduler = new Scheduler(model, context, schedule);
+        this.kvMemory = KVMemory.of(config, context, schedule);
     }
 
-    /** Turns the options into pool and step sizes (see {@link Options} for the defaults). */
+    /**
+     * Turns the options into pool and step sizes (see {@link Options} for the defaults). The KV memory holds the
+     * sliding-window layers' pool first, a window's worth of blocks per sequence
+     * ({@code SlidingWindows.blocksPerSequence}), and blocks of the layers that see the whole context in the rest: the
+     * pool admission control counts.
+     */
     static Scheduler.Config scheduleFor(ModelConfig config, int context, Options options) {
         int parallel = options.parallel() > 0 ? options.parallel() : DEFAULT_PARALLEL;
+        int maxChoices = options.maxChoices() > 0 ? options.maxChoices() : parallel;
+        int stepTokens = options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS;
+        int sequences = Math.max(parallel, maxChoices);
         int blockSize = KVCache.DEFAULT_BLOCK_SIZE;
-        long blockBytes = KVCache.bytesPerBlock(config.blockCount(), config.kvLength(), blockSize);
-        long contextBytes = Math.ceilDiv(context, blockSize) * blockBytes;
+        long blockBytes = KVMemory.globalBlockBytes(config);
+        long windowedPool = KVMemory.slidingWindowBytes(config, context, parallel, stepTokens);
+        int contextBlocks = Math.ceilDiv(context, blockSize);
+        long contextBytes = contextBlocks * blockBytes;
         long memory = options.kvMemory();
         if (memory == 0) {
             long cap = Math.min(MachineMemory.physicalBytes() / 4, Runtime.getRuntime().maxMemory() / 2);
-            memory = Math.max(contextBytes, Math.min(parallel * contextBytes, cap));
+            memory = windowedPool + Math.max(contextBytes, Math.min(parallel * contextBytes, cap - windowedPool));
         } else if (memory > Runtime.getRuntime().maxMemory()) {
             throw new IllegalArgumentException("KV memory of " + memory + " bytes exceeds the Java heap's "
                     + Runtime.getRuntime().maxMemory() + " (raise -Xmx)");
         }
-        long blocks = memory / blockBytes;
+        // a model whose every layer slides keeps its windows only: the other pool is bookkeeping without storage
+        long blocks = blockBytes == 0 ? (long) sequences * contextBlocks : (memory - windowedPool) / blockBytes;
         if (blocks < 1) {
             throw new IllegalArgumentException("KV memory of " + memory + " bytes holds no block of " + blockSize
-                    + " positions (" + blockBytes + " bytes)");
+                    + " positions (" + blockBytes + " bytes) beside the sliding-window layers' " + windowedPool + " bytes");
         }
         return new Scheduler.Config(parallel, options.maxQueued() > 0 ? options.maxQueued() : DEFAULT_MAX_QUEUED,
-                options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS,
-                options.maxChoices() > 0 ? options.maxChoices() : parallel, blockSize,
-                (int) Math.min(blocks, Integer.MAX_VALUE / 2));
+                stepTokens, maxChoices, blockSize, (int) Math.min(blocks, Integer.MAX_VALUE / 2));
     }
 
     /** Maps the file and loads everything a request needs; weights stay in the mapping. */
@@ -191,7 +202,7 @@ public final class LocalTextGenerator implements TextGenerator {
         }
         CopyCacheFile cache = generator.copyCache;
         String id = generator.description.id();
-        listener.on(new ModelEvent.Loaded(id, generator.description, generator.trainedContextLength(),
+        listener.on(new ModelEvent.Loaded(id, generator.description, generator.trainedContextLength(), generator.kvMemory,
                 (System.nanoTime() - started) / 1_000_000, cache != null ? cache.copyBytes() : 0,
                 cache != null && cache.reused(), cache != null ? cache.file() : null));
         if (options.afterLoad()) generator.afterLoad = AfterLoad.inBackground(cache, gguf, id, listener);

@@ -24,11 +24,12 @@ public sealed interface ModelEvent {
     /**
      * The model is loaded and takes requests.
      *
+     * @param kvMemory what its KV cache takes once full
      * @param copyBytes bytes of copies of weights for generated tokens the load built or mapped (0 for none)
      * @param copiesMapped true when those copies were mapped from the copy cache, false when built
      * @param copyFile the copy cache's file for this model, or null without a cache
      */
-    record Loaded(String model, ModelDescription description, int trainedContextLength, long millis,
+    record Loaded(String model, ModelDescription description, int trainedContextLength, KVMemory kvMemory, long millis,
                   long copyBytes, boolean copiesMapped, Path copyFile) implements ModelEvent {
     }
 

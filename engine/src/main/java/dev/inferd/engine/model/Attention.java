@@ -153,7 +153,7 @@ final class Attention implements WorkerPool.Task {
     private void attendFour(int from, int to, int first, int scoresAt, float[] block) {
         int headDim = config.headDim();
         int blockSize = cache.blockSize();
-        int[] table = cache.blockTable(batch.sequence(entries[from]));
+        int[] table = cache.blockTable(batch.sequence(entries[from]), layer);
         int last = batch.position(entries[to - 1]); // the run's last row sees every position the others see
         int kvHead = first / config.groupSize();
         // the run's first row sees the earliest position of a sliding window: blocks before its block are not read
@@ -382,7 +382,7 @@ final class Attention implements WorkerPool.Task {
         int entry = entries[row];
         int headDim = config.headDim();
         int last = batch.position(entry);
-        int[] table = cache.blockTable(batch.sequence(entry));
+        int[] table = cache.blockTable(batch.sequence(entry), layer);
         int blockSize = cache.blockSize();
         int qOff = row * config.queryLength() + head * headDim;
         int kvHead = head / config.groupSize();

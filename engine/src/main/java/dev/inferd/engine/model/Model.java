@@ -32,14 +32,26 @@ public interface Model {
     /** The most entries one {@link #forward} call accepts. */
     int maxBatch();
 
-    /** An empty cache shaped for this model. */
+    /** An empty cache shaped for this model, with room for every sequence's whole context in every layer. */
     default KVCache newKVCache(int maxSequences, int contextLength) {
-        return new KVCache(config().blockCount(), config().headCountKv(), config().headDim(), maxSequences, contextLength);
+        return newKVCache(maxSequences, contextLength, KVCache.DEFAULT_BLOCK_SIZE,
+                maxSequences * Math.ceilDiv(Math.max(contextLength, 1), KVCache.DEFAULT_BLOCK_SIZE));
     }
 
-    /** An empty cache of {@code blocks} blocks of {@code blockSize} positions, shaped for this model. */
+    /** An empty cache of {@code blocks} blocks of {@code blockSize} positions, every sequence's whole context in every layer. */
     default KVCache newKVCache(int maxSequences, int contextLength, int blockSize, int blocks) {
-        return new KVCache(config().blockCount(), config().headCountKv(), config().headDim(), maxSequences, contextLength, blockSize, blocks);
+        return newKVCache(maxSequences, contextLength, blockSize, blocks, contextLength, maxSequences);
+    }
+
+    /**
+     * An empty cache of {@code blocks} blocks of {@code blockSize} positions for the layers that see the whole context;
+     * its sliding-window layers keep blocks for the windows of {@code windowedSequences} sequences that write at most
+     * {@code maxWrite} positions between calls to {@link KVCache#releaseOutsideWindows}.
+     */
+    default KVCache newKVCache(int maxSequences, int contextLength, int blockSize, int blocks, int maxWrite, int windowedSequences) {
+        var windows = config().slidingWindows();
+        return new KVCache(config().blockCount(), config().headCountKv(), config().headDim(), maxSequences, contextLength,
+                blockSize, blocks, windows, windowedSequences * windows.blocksPerSequence(blockSize, contextLength, maxWrite));
     }
 
     /**

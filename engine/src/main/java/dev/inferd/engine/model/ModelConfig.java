@@ -1,6 +1,7 @@
 package dev.inferd.engine.model;
 
 import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.kvcache.SlidingWindows;
 
 /**
  * The hyperparameters of a decoder-only transformer, read from a GGUF file's {@code <arch>.*} metadata.
@@ -69,6 +70,13 @@ public record ModelConfig(
 
     /** Query heads that share one key/value head (grouped-query attention). */
     public int groupSize() { return headCount / headCountKv; }
+
+    /** The layers whose attention slides, as the KV cache keeps them. */
+    public SlidingWindows slidingWindows() {
+        boolean[] sliding = new boolean[blockCount];
+        for (int l = 0; l < blockCount; l++) sliding[l] = conventions.isSliding(l);
+        return new SlidingWindows(conventions.slidingWindow(), sliding);
+    }
 
     public static ModelConfig fromGGUF(GGUFFile gguf) {
         Architecture arch = Architecture.fromGGUF(gguf.architecture());

@@ -162,6 +162,7 @@ public final class TransformerModel implements Model {
         for (int i = 0; i < n; i++) {
             int e = s.entries[i];
             s.cells[i] = cache.prepareWrite(batch.sequence(e), batch.position(e));
+            s.windowCells[i] = cache.windowCell(batch.sequence(e), batch.position(e));
             tokenEmbedding.dequantizeRow(batch.token(e), s.x, i * dim);
             if (embeddingScale != 1f) scale(s.x, i * dim, dim, embeddingScale);
             global.angles(batch.position(e), s.cos, s.sin, i * pairs);
@@ -218,6 +219,12 @@ public final class TransformerModel implements Model {
             throw new IllegalArgumentException("KV cache shaped for " + cache.layers() + " layers x " + cache.kvHeads()
                     + " heads x " + cache.headDim() + ", model needs " + config.blockCount() + " x " + config.headCountKv()
                     + " x " + config.headDim());
+        }
+        var windows = cache.windows();
+        for (int l = 0; l < config.blockCount(); l++) {
+            if (windows.isWindowed(l) && (!conventions.isSliding(l) || windows.window() < conventions.slidingWindow())) {
+                throw new IllegalArgumentException("the KV cache keeps only a window of layer " + l + ", which attends over more");
+            }
         }
         for (int e = 0; e < batch.size(); e++) {
             int token = batch.token(e);
@@ -430,7 +437,7 @@ public final class TransformerModel implements Model {
             if (conventions.queryScale() > 0) scale(s.q, i * qLen, qLen, conventions.queryScale());
             roundToHalf(s.q, i * qLen, qLen);
             rope.rotate(s.k, i * kvLen, config.headCountKv(), cos, sin, i * pairs);
-            cache.store(layer, s.cells[i], s.k, i * kvLen, s.v, i * kvLen); // at F16 precision (Attention)
+            cache.store(layer, cache.windows().isWindowed(layer) ? s.windowCells[i] : s.cells[i], s.k, i * kvLen, s.v, i * kvLen); // at F16 precision (Attention)
         }
 
         /** Each of {@code heads} heads from {@code offset} RMS-normed by {@code weight}, where the model has one. */
@@ -460,6 +467,7 @@ public final class TransformerModel implements Model {
         final float[] slidingCos;
         final float[] slidingSin;
         final int[] cells;       // where each row's keys and values go: block * blockSize + slot
+        final int[] windowCells; // the same in the sliding-window layers' blocks
         final int[] entries;     // the batch entry in each activation row: prompt tokens first
 
         Scratch(ModelConfig c, int maxBatch, int pairs) {
@@ -478,6 +486,7 @@ public final class TransformerModel implements Model {
             slidingCos = new float[maxBatch * pairs];
             slidingSin = new float[maxBatch * pairs];
             cells = new int[maxBatch];
+            windowCells = new int[maxBatch];
             entries = new int[maxBatch];
         }
 

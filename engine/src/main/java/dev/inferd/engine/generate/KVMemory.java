@@ -1,0 +1,36 @@
+package dev.inferd.engine.generate;
+
+import dev.inferd.engine.batch.Scheduler;
+import dev.inferd.engine.kvcache.KVCache;
+import dev.inferd.engine.model.ModelConfig;
+
+/**
+ * What a served model's KV cache takes once full, as {@code serve} reports it.
+ *
+ * @param bytes              all of it: the layers that see the whole context and the sliding-window layers' pool
+ * @param positions          positions the pool that admission control counts holds, over all sequences
+ * @param slidingWindowBytes the sliding-window layers' share: a window's worth of blocks for each of the {@code --parallel}
+ *                           sequences (0 when no layer slides); more choices than that take turns, as for the other pool
+ */
+public record KVMemory(long bytes, long positions, long slidingWindowBytes) {
+
+    static KVMemory of(ModelConfig config, int context, Scheduler.Config schedule) {
+        long windowed = slidingWindowBytes(config, context, schedule.parallel(), schedule.stepTokens());
+        long global = (long) schedule.blocks() * globalBlockBytes(config);
+        return new KVMemory(global + windowed, (long) schedule.blocks() * schedule.blockSize(), windowed);
+    }
+
+    /** Bytes of one block of the layers that attend over the whole context. */
+    static long globalBlockBytes(ModelConfig config) {
+        int windowed = config.slidingWindows().windowedCount();
+        return KVCache.bytesPerBlock(config.blockCount() - windowed, config.kvLength(), KVCache.DEFAULT_BLOCK_SIZE);
+    }
+
+    /** Bytes of the sliding-window layers' pool for {@code sequences} sequences that write {@code stepTokens} positions a step. */
+    static long slidingWindowBytes(ModelConfig config, int context, int sequences, int stepTokens) {
+        var windows = config.slidingWindows();
+        int blockSize = KVCache.DEFAULT_BLOCK_SIZE;
+        return (long) sequences * windows.blocksPerSequence(blockSize, context, stepTokens)
+                * KVCache.bytesPerBlock(windows.windowedCount(), config.kvLength(), blockSize);
+    }
+}
