@@ -9,7 +9,7 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 /**
  * Scales the tries of a fuzzing property by the system property {@code inferd.fuzz.factor} (default
  * 1), so that {@code ./test} runs a short bounded budget and a longer run needs no code change:
- * {@code ./mvnw -pl engine test -Dtest='*FuzzTest' -Dinferd.fuzz.factor=100}.
+ * {@code ./mvnw test -Dtest=*FuzzTest -Dsurefire.failIfNoSpecifiedTests=false -Dinferd.fuzz.factor=100}.
  */
 public final class FuzzBudget implements AroundPropertyHook {
 

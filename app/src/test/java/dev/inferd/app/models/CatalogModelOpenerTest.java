@@ -44,8 +44,11 @@ class CatalogModelOpenerTest {
     private static final String OPERATOR = "operator-token-for-tests";
     private static final Instant NOW = Instant.parse("2026-11-20T10:00:00Z");
 
+    /** Held, so that the level set on it is not lost when the logger is collected. */
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
+
     static {
-        java.util.logging.Logger.getLogger("org.eclipse.jetty").setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
     @TempDir

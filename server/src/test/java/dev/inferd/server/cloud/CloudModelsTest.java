@@ -54,8 +54,11 @@ class CloudModelsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final PoolLimits ROOMY = new PoolLimits(0, 1L << 40, Duration.ofSeconds(20), 2, Duration.ofSeconds(30));
 
+    /** Held, so that the level set on it is not lost when the logger is collected. */
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
+
     static {
-        java.util.logging.Logger.getLogger("org.eclipse.jetty").setLevel(java.util.logging.Level.WARNING);
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
     private final MutableClock clock = new MutableClock();

@@ -5,7 +5,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
-import dev.inferd.server.FuzzBudget;
+import dev.inferd.engine.FuzzBudget;
 import net.jqwik.api.Provide;
 
 import java.nio.charset.StandardCharsets;
