@@ -200,7 +200,9 @@ public final class SyntheticModel {
             w.put(a + ".rope.scaling.attn_factor", (float) Math.sqrt(1 + Math.log(32) / Math.log(4096)))
                     .put(a + ".rope.scaling.original_context_length", 4096);
         }
-        SyntheticVocabulary.addTo(w, shape.vocabSize());
+        // llama.cpp's loader looks Phi-3's <|endoftext|> up by name; the real files have it at 32000
+        SyntheticVocabulary.addTo(w, shape.vocabSize(), a.equals("phi3") && shape.vocabSize() > 32_000
+                ? java.util.Map.of(32_000, "<|endoftext|>") : java.util.Map.of());
         for (PlannedTensor t : plan(shape, format)) {
             w.addTensor(t.name(), t.type(), t.dims(), out -> writeValues(t, seed, out));
         }

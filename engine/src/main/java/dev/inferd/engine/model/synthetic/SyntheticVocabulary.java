@@ -4,6 +4,7 @@ import dev.inferd.engine.gguf.GGUFWriter;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A SentencePiece-style ({@code tokenizer.ggml.model = llama}) vocabulary of any size with simple,
@@ -44,9 +45,16 @@ public final class SyntheticVocabulary {
         return t;
     }
 
-    /** Adds the {@code tokenizer.ggml.*} keys for a vocabulary of {@code size}. */
-    static void addTo(GGUFWriter w, int size) {
+    /**
+     * Adds the {@code tokenizer.ggml.*} keys for a vocabulary of {@code size}, with the given control
+     * tokens in place of fillers at their ids (a family's own specials, which loaders look up by name).
+     */
+    static void addTo(GGUFWriter w, int size, Map<Integer, String> controls) {
         List<String> tokens = tokens(size);
+        controls.forEach((id, text) -> {
+            if (id < MIN_SIZE || id >= size) throw new IllegalArgumentException("control token " + text + " at " + id);
+            tokens.set(id, text);
+        });
         float[] scores = new float[size];
         int[] types = new int[size];
         for (int i = 0; i < size; i++) {
@@ -54,7 +62,7 @@ public final class SyntheticVocabulary {
             types[i] = switch (i) {
                 case UNK -> UNKNOWN;
                 case BOS, EOS -> CONTROL;
-                default -> isByte ? BYTE : NORMAL;
+                default -> isByte ? BYTE : controls.containsKey(i) ? CONTROL : NORMAL;
             };
             scores[i] = types[i] == NORMAL ? -i : 0f;
         }

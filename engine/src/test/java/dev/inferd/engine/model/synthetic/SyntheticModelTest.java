@@ -117,6 +117,23 @@ class SyntheticModelTest {
     }
 
     @Test
+    void aFamilysControlTokenTakesAFillersPlace() throws Exception {
+        int size = SyntheticVocabulary.MIN_SIZE + 8;
+        int id = SyntheticVocabulary.MIN_SIZE + 3;
+        var w = new dev.inferd.engine.gguf.GGUFWriter().put("general.architecture", "phi3");
+        SyntheticVocabulary.addTo(w, size, java.util.Map.of(id, "<|endoftext|>"));
+        Path file = dir.resolve("vocabulary.gguf");
+        w.write(file);
+        try (GGUFFile gguf = GGUFFile.open(file)) {
+            String[] tokens = (String[]) gguf.metadata().get("tokenizer.ggml.tokens");
+            assertThat(tokens).hasSize(size);
+            assertThat(tokens[id]).isEqualTo("<|endoftext|>");
+            assertThat(tokens[id - 1]).isEqualTo(SyntheticVocabulary.tokens(size).get(id - 1));
+            assertThat(((int[]) gguf.metadata().get("tokenizer.ggml.token_type"))[id]).as("control").isEqualTo(3);
+        }
+    }
+
+    @Test
     void specsParseShapeAndType() {
         var spec = SyntheticModel.Spec.parse("Llama-3.2-1B:q8_0");
         assertThat(spec.shape()).isEqualTo(SyntheticShape.LLAMA_3_2_1B);
