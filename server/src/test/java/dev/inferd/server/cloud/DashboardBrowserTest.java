@@ -109,12 +109,62 @@ class DashboardBrowserTest {
         assertThat(browser.getCurrentUrl()).endsWith("/dashboard/login");
         browser.findElement(By.id("email")).sendKeys(email);
         browser.findElement(By.id("password")).sendKeys(password);
-        browser.findElement(By.id("sign-in")).click();
+        follow(browser.findElement(By.id("sign-in")));
     }
 
-    private static WebElement row(String keyName) {
-        return browser.findElements(By.cssSelector("#keys tr[data-key]")).stream()
-                .filter(r -> r.findElement(By.className("name")).getText().equals(keyName)).findFirst().orElseThrow();
+    /** Clicks a link or a form's button and waits for the page it loads. */
+    private static void follow(WebElement element) {
+        element.click();
+        awaitNextPage(element);
+    }
+
+    /** Waits until the page that held {@code element} is gone: a submitted form's answer has loaded. */
+    private static void awaitNextPage(WebElement element) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            try {
+                element.isEnabled();
+            } catch (org.openqa.selenium.WebDriverException e) {
+                // stale: Chrome says so as StaleElementReferenceException or "does not belong to the document"
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("the page did not change after the form was submitted");
+    }
+
+    /**
+     * The key's row in the current page. Right after a form is submitted the old page may still be
+     * there, or be replaced while it is read: the lookup is retried until the new page holds the row.
+     */
+    private static WebElement row(String keyName) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            try {
+                return browser.findElements(By.cssSelector("#keys tr[data-key]")).stream()
+                        .filter(r -> r.findElement(By.className("name")).getText().equals(keyName)).findFirst()
+                        .orElseThrow();
+            } catch (org.openqa.selenium.WebDriverException | java.util.NoSuchElementException e) {
+                if (System.nanoTime() > deadline) throw e;
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /** Waits until the page that a form's submission loads shows the key in {@code state}. */
+    private static void awaitState(String keyName, String state) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        String seen = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                seen = row(keyName).findElement(By.className("state")).getText();
+                if (seen.equals(state)) return;
+            } catch (org.openqa.selenium.WebDriverException e) {
+                // the page was replaced while it was read
+            }
+            Thread.sleep(50);
+        }
+        assertThat(seen).as("state of key " + keyName).isEqualTo(state);
     }
 
     @Test
@@ -130,7 +180,7 @@ class DashboardBrowserTest {
         assertThat(session.getSameSite()).isEqualTo("Strict");
 
         browser.findElement(By.id("key-name")).sendKeys("browser-key");
-        browser.findElement(By.id("create-key")).click();
+        follow(browser.findElement(By.id("create-key")));
         String secret = browser.findElement(By.id("secret")).getText();
         assertThat(secret).matches("sk-[A-Za-z0-9_-]{43}");
         assertThat(browser.findElement(By.id("copy")).isDisplayed()).isTrue();
@@ -145,7 +195,7 @@ class DashboardBrowserTest {
         } finally {
             client.close();
         }
-        row("browser-key").findElement(By.linkText("Usage")).click();
+        follow(row("browser-key").findElement(By.linkText("Usage")));
         assertThat(browser.findElement(By.cssSelector("#totals .requests")).getText()).isEqualTo("1");
         assertThat(browser.findElement(By.cssSelector("#totals .prompt")).getText()).isEqualTo("6");
         assertThat(browser.findElement(By.cssSelector("#totals .completion")).getText()).isEqualTo("3");
@@ -153,11 +203,11 @@ class DashboardBrowserTest {
         String usagePage = browser.getCurrentUrl();
 
         browser.get(url("/dashboard/settings/api-keys"));
-        row("browser-key").findElement(By.cssSelector("form.rotate button")).click();
+        follow(row("browser-key").findElement(By.cssSelector("form.rotate button")));
         String rotated = browser.findElement(By.id("secret")).getText();
         assertThat(rotated).startsWith("sk-").isNotEqualTo(secret);
-        row("browser-key").findElement(By.cssSelector("form.revoke button")).click();
-        assertThat(row("browser-key").findElement(By.className("state")).getText()).isEqualTo("revoked");
+        follow(row("browser-key").findElement(By.cssSelector("form.revoke button")));
+        awaitState("browser-key", "revoked");
         String audit = browser.findElement(By.id("audit")).getText();
         assertThat(audit).contains("key.create").contains("key.rotate").contains("key.revoke").contains("ana@alpha.example");
 
