@@ -128,7 +128,7 @@ class DashboardBrowserTest {
                 // stale: Chrome says so as StaleElementReferenceException or "does not belong to the document"
                 return;
             }
-            Thread.onSpinWait();
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         throw new AssertionError("the page did not change after the form was submitted");
     }
