@@ -164,6 +164,13 @@ class BenchCommandTest {
     }
 
     @Test
+    void helpNamesEverySyntheticShape() {
+        assertThat(run("--help")).isZero();
+        String help = out().replaceAll("\\s+", " ");
+        for (SyntheticShape shape : SyntheticShape.KNOWN) assertThat(help).contains(shape.name());
+    }
+
+    @Test
     void badArgumentsAreExplained() {
         assertThat(run(with(FAST, "--model", "synthetic:gpt5:Q8_0"))).isEqualTo(1);
         assertThat(err()).contains("unknown synthetic shape 'gpt5'").contains("llama-3.2-1b");

@@ -4,9 +4,7 @@ import de.kherud.llama.LlamaModel;
 import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
 import dev.inferd.engine.Fixtures;
-import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
-import dev.inferd.engine.gguf.GGUFWriter;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -89,55 +87,17 @@ class PreTokenizersLlamaCppTest {
     static Path withPreTokenizer(Path vocab, String pre, Path out) throws IOException {
         try (GGUFFile source = GGUFFile.open(vocab)) {
             var m = source.metadata();
-            String[] tokens = (String[]) m.get("tokenizer.ggml.tokens");
             boolean bpe = pre != null;
-            int dim = 64, ffn = 64;
-            var w = new GGUFWriter()
-                    .put("general.architecture", "llama")
-                    .put("general.name", "vocab-" + (bpe ? pre : "spm"))
-                    .put("llama.context_length", 256)
-                    .put("llama.embedding_length", dim)
-                    .put("llama.block_count", 1)
-                    .put("llama.feed_forward_length", ffn)
-                    .put("llama.attention.head_count", 1)
-                    .put("llama.attention.head_count_kv", 1)
-                    .put("llama.attention.layer_norm_rms_epsilon", 1e-5f)
-                    .put("llama.rope.dimension_count", dim)
-                    .put("llama.vocab_size", tokens.length)
-                    .put("tokenizer.ggml.model", bpe ? "gpt2" : "llama")
-                    .put("tokenizer.ggml.pre", bpe ? pre : "default")
-                    .put("tokenizer.ggml.tokens", tokens)
-                    .put("tokenizer.ggml.token_type", (int[]) m.get("tokenizer.ggml.token_type"))
-                    .put("tokenizer.ggml.bos_token_id", source.getInt("tokenizer.ggml.bos_token_id", 0))
-                    .put("tokenizer.ggml.eos_token_id", source.getInt("tokenizer.ggml.eos_token_id", 0));
-            if (bpe) {
-                w.put("tokenizer.ggml.merges", (String[]) m.get("tokenizer.ggml.merges"));
-            } else {
-                w.put("tokenizer.ggml.scores", (float[]) m.get("tokenizer.ggml.scores"))
-                        .put("tokenizer.ggml.unknown_token_id", source.getInt("tokenizer.ggml.unknown_token_id", 0))
-                        .put("tokenizer.ggml.add_bos_token", true)
-                        .put("tokenizer.ggml.add_eos_token", false);
-            }
-            zeros(w, "token_embd.weight", dim, tokens.length);
-            zeros(w, "output_norm.weight", dim);
-            for (String name : List.of("attn_q", "attn_k", "attn_v", "attn_output")) zeros(w, "blk.0." + name + ".weight", dim, dim);
-            zeros(w, "blk.0.attn_norm.weight", dim);
-            zeros(w, "blk.0.ffn_norm.weight", dim);
-            zeros(w, "blk.0.ffn_gate.weight", dim, ffn);
-            zeros(w, "blk.0.ffn_up.weight", dim, ffn);
-            zeros(w, "blk.0.ffn_down.weight", ffn, dim);
-            w.write(out);
+            return new VocabularyModel(bpe ? pre : "spm", bpe ? "gpt2" : "llama", pre,
+                    (String[]) m.get("tokenizer.ggml.tokens"), (int[]) m.get("tokenizer.ggml.token_type"),
+                    bpe ? null : (float[]) m.get("tokenizer.ggml.scores"),
+                    bpe ? (String[]) m.get("tokenizer.ggml.merges") : null,
+                    source.getInt("tokenizer.ggml.bos_token_id", 0), source.getInt("tokenizer.ggml.eos_token_id", 0),
+                    source.getInt("tokenizer.ggml.unknown_token_id", 0), true).write(out);
         }
-        return out;
     }
 
-    private static void zeros(GGUFWriter w, String name, long... dims) {
-        long n = 1;
-        for (long d : dims) n *= d;
-        w.addTensor(name, GGMLType.F32, dims, new byte[Math.toIntExact(n * Float.BYTES)]);
-    }
-
-    private static LlamaModel openReference(Path model) {
+    static LlamaModel openReference(Path model) {
         try {
             return new LlamaModel(new ModelParameters().setModel(model.toString()).setThreads(1));
         } catch (UnsatisfiedLinkError | RuntimeException e) {
