@@ -23,9 +23,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the three), in F32 and in the Q4_K_M mix the catalog's files use, with {@link LlamaCppReferenceTest}'s margins. The
  * short prompt and its 32 tokens outrun the synthetic Gemmas' sliding window, and the Phi-3 files (rotating three
  * quarters of each head, as Phi-4-mini) take LongRoPE's long factors at the tests' context of 128.
+ *
+ * <p>Gemma 2 in Q4_K_M is the exception. At the 26 layers llama.cpp b4916 insists on, a change in the order of float
+ * sums alone turns a rounding of the 8-bit activations the other way now and then, and 26 layers carry that far:
+ * this engine, fed the prompt in one batch and then one token at a time, parts from itself within 32 tokens on most
+ * seeds whose margins are all above {@link LlamaCppReferenceTest}'s bar (in F32 it never does). So the seed must also
+ * give this engine the same 32 tokens both ways, and the first {@link #DEEP_QUANTIZED_TOKENS} are compared: over 60
+ * seeds, the ones stable here agreed with llama.cpp for 25 to 32 tokens, the unstable ones from the second on.
  */
 @Tag("slow")
 class ArchitecturesLlamaCppReferenceTest {
+    /** The greedy tokens compared for Gemma 2 in Q4_K_M (see above). */
+    static final int DEEP_QUANTIZED_TOKENS = 24;
+
     @TempDir
     static Path dir;
 
@@ -34,13 +44,10 @@ class ArchitecturesLlamaCppReferenceTest {
         LlamaModel.setLogger(LogFormat.TEXT, (level, message) -> { });
     }
 
-    /**
-     * Gemma 2 in F32 only: at the 26 layers llama.cpp b4916 insists on, no seed of 256 gave its Q4_K_M mix clear
-     * margins (and the search took eight minutes).
-     */
     static Stream<Arguments> models() {
         return Stream.of(
                 Arguments.of(SyntheticModels.smallGemma2(GGMLType.F32)),
+                Arguments.of(SyntheticModels.smallGemma2(GGMLType.Q4_K)),
                 Arguments.of(SyntheticModels.smallGemma3(GGMLType.F32)),
                 Arguments.of(SyntheticModels.smallGemma3(GGMLType.Q4_K)),
                 Arguments.of(SyntheticModels.smallPhi3(GGMLType.F32)),
@@ -55,20 +62,33 @@ class ArchitecturesLlamaCppReferenceTest {
         SyntheticModels.Spec spec = null;
         Path file = null;
         LlamaCppReferenceTest.Greedy ours = null;
-        for (int attempt = 0; attempt < MAX_SEEDS && (ours == null || !ours.clear()); attempt++) {
+        boolean deepQuantized = base.architecture().equals("gemma2") && base.weightType() == GGMLType.Q4_K;
+        boolean found = false;
+        for (int attempt = 0; attempt < MAX_SEEDS && !found; attempt++) {
             spec = base.withSeed(base.seed() + attempt);
             Path target = dir.resolve(spec.architecture() + "-" + spec.weightType() + ".gguf");
             file = spec.weightType() == GGMLType.Q4_K
                     ? SyntheticModels.write(spec, target, KQuantLlamaCppReferenceTest.mediumMix(spec))
                     : SyntheticModels.write(spec, target);
             ours = LlamaCppReferenceTest.greedy(file, prompt);
+            found = ours.clear() && (!deepQuantized || sameBothWays(ours, file, prompt));
         }
-        assertThat(ours.clear()).as("no seed in %d gives clear margins: last %s", MAX_SEEDS, ours).isTrue();
+        assertThat(found).as("no seed in %d gives clear margins: last %s", MAX_SEEDS, ours).isTrue();
         assertThat(ours.minMargin()).isGreaterThan(MIN_MARGIN);
 
         List<String> theirs = LlamaCppReferenceTest.llamaCppGreedy(file, promptText, prompt);
         int vocab = spec.vocabSize();
         List<String> ourPieces = ours.tokens().stream().map(t -> SyntheticModels.piece(t, vocab)).toList();
+        if (deepQuantized) {
+            theirs = theirs.subList(0, DEEP_QUANTIZED_TOKENS);
+            ourPieces = ourPieces.subList(0, DEEP_QUANTIZED_TOKENS);
+        }
         assertThat(theirs).as("seed %d", spec.seed()).containsExactlyElementsOf(ourPieces);
+    }
+
+    /** Whether the prompt fed one token at a time gives the same clear run as the prompt in one batch. */
+    private static boolean sameBothWays(LlamaCppReferenceTest.Greedy batched, Path file, int[] prompt) throws Exception {
+        LlamaCppReferenceTest.Greedy stepwise = LlamaCppReferenceTest.greedy(file, prompt, false);
+        return stepwise.clear() && stepwise.tokens().equals(batched.tokens());
     }
 }

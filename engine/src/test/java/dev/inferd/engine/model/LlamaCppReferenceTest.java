@@ -129,12 +129,22 @@ class LlamaCppReferenceTest {
     }
 
     static Greedy greedy(Path file, int[] prompt) throws Exception {
+        return greedy(file, prompt, true);
+    }
+
+    /** As {@link #greedy(Path, int[])}, with the prompt in one batch or (false) one token at a time. */
+    static Greedy greedy(Path file, int[] prompt, boolean promptInOneBatch) throws Exception {
         List<Integer> tokens = new ArrayList<>();
         float minMargin = Float.POSITIVE_INFINITY;
         try (GGUFFile gguf = GGUFFile.open(file)) {
             Model model = Model.load(gguf, Math.max(16, prompt.length)); // the whole prompt in one batch
             KVCache cache = model.newKVCache(1, 128);
-            Batch batch = Batch.ofPrompt(0, 0, prompt);
+            Batch batch = Batch.ofPrompt(0, 0, promptInOneBatch ? prompt : new int[] {prompt[0]});
+            for (int i = 1; !promptInOneBatch && i < prompt.length; i++) {
+                model.forward(batch, cache);
+                batch.clear();
+                batch.add(0, i, prompt[i], true);
+            }
             int pos = prompt.length;
             for (int step = 0; step < TOKENS; step++) {
                 float[] row = model.forward(batch, cache).row(0);
