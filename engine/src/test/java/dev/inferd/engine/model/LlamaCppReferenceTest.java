@@ -123,7 +123,12 @@ class LlamaCppReferenceTest {
     /** Our engine's greedy continuation and the smallest lead of a choice over the runner-up. */
     record Greedy(List<Integer> tokens, float minMargin) {
         boolean clear() {
-            return minMargin > SEARCH_MARGIN && new HashSet<>(tokens).size() >= MIN_DISTINCT
+            return clear(SEARCH_MARGIN);
+        }
+
+        /** Every choice ahead by more than {@code margin}, not a short loop, words only. */
+        boolean clear(float margin) {
+            return minMargin > margin && new HashSet<>(tokens).size() >= MIN_DISTINCT
                     && tokens.stream().allMatch(t -> t >= SyntheticModels.FIRST_WORD);
         }
     }

@@ -108,7 +108,7 @@ class RealVocabulariesLlamaCppTest {
     }
 
     /** {@link PreTokenizersLlamaCppTest}'s texts, then user-defined tokens and whitespace runs, then the family's markup. */
-    static List<String> texts(String markup) {
+    private static List<String> texts(String markup) {
         List<String> texts = new ArrayList<>(PreTokenizersLlamaCppTest.TEXTS);
         texts.add("<table>\n  <tr><td>cell</td></tr>\n</table>\n\n\n\n    indented\t\t\ttabs");
         texts.add("  two leading spaces and trailing two  ");
