@@ -165,8 +165,8 @@ class BenchCommandTest {
 
     @Test
     void helpNamesEverySyntheticShape() {
-        assertThat(run("--help")).isZero();
-        String help = out().replaceAll("\\s+", " ");
+        var command = new BenchCommand(Map.<String, String>of()::get, new PrintStream(out), new PrintStream(err));
+        String help = new CommandLine(command).getUsageMessage().replaceAll("\\s+", " ");
         for (SyntheticShape shape : SyntheticShape.KNOWN) assertThat(help).contains(shape.name());
     }
 
