@@ -18,10 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Qwen3 layout (per-head q/k norms, no biases) gives the same first 32 greedy tokens as llama.cpp, in F32, in
- * Q8_0 (the catalog's Qwen3-0.6B file) and in the Q4_K_M mix (its other Qwen3 files): llama.cpp b4916, the binding's build, does not know qwen3, so a newer
- * llama.cpp's tokens on the same synthetic files are test data ({@code qwen3-llama-cpp-greedy.properties}, with the
- * commit that produced them). The seed search is {@link LlamaCppReferenceTest}'s, and must land on the recorded seed:
- * the file is then the very one llama.cpp ran.
+ * Q8_0 (the catalog's Qwen3-0.6B file) and in the Q4_K_M mix (its other Qwen3 files): llama.cpp b4916, the binding's
+ * build, does not know qwen3, so a newer llama.cpp's tokens on the same synthetic files are test data
+ * ({@code qwen3-llama-cpp-greedy.properties}, with the commit that produced them). The seed search is
+ * {@link LlamaCppReferenceTest}'s, and must land on the recorded seed: the file is then the very one llama.cpp ran.
  *
  * <p>That llama.cpp ran its {@code simple} example, with flash attention, which sums the values in F16 on the CPU; its
  * logits move a little more than b4916's in the other reference tests. In the Q4_K_M mix, whose activations round to
