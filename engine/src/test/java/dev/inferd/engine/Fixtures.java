@@ -2,8 +2,12 @@ package dev.inferd.engine;
 
 import org.junit.jupiter.api.Assumptions;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The shared fixtures ({@code ../shared/fixtures} beside the project, or the {@code inferd.fixtures}
@@ -23,6 +27,20 @@ public final class Fixtures {
         Path p = dir().resolve(relative);
         Assumptions.assumeTrue(Files.exists(p), "fixture " + p + " is absent");
         return p;
+    }
+
+    /**
+     * Runs the project's set-up script {@code scripts/<script>} (which installs or fetches what a test needs) and
+     * returns the lines it printed; skips the calling test, naming {@code what} is missing, when the script fails.
+     */
+    public static List<String> fromSetupScript(String script, String what) throws IOException, InterruptedException {
+        Path file = Path.of("..", "scripts", script).toAbsolutePath().normalize();
+        Assumptions.assumeTrue(Files.exists(file), "no " + file);
+        Process p = new ProcessBuilder("bash", file.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        boolean done = p.waitFor(10, TimeUnit.MINUTES);
+        Assumptions.assumeTrue(done && p.exitValue() == 0, "skipped: " + what + " (scripts/" + script + " could not provide it)");
+        return out.lines().filter(l -> !l.isBlank()).toList();
     }
 
     public static Path storiesModel() {

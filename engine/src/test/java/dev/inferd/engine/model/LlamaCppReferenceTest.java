@@ -144,11 +144,16 @@ class LlamaCppReferenceTest {
         try (GGUFFile gguf = GGUFFile.open(file)) {
             Model model = Model.load(gguf, Math.max(16, prompt.length)); // the whole prompt in one batch
             KVCache cache = model.newKVCache(1, 128);
-            Batch batch = Batch.ofPrompt(0, 0, promptInOneBatch ? prompt : new int[] {prompt[0]});
-            for (int i = 1; !promptInOneBatch && i < prompt.length; i++) {
-                model.forward(batch, cache);
-                batch.clear();
-                batch.add(0, i, prompt[i], true);
+            Batch batch;
+            if (promptInOneBatch) {
+                batch = Batch.ofPrompt(0, 0, prompt);
+            } else {
+                batch = Batch.ofPrompt(0, 0, new int[] {prompt[0]});
+                for (int i = 1; i < prompt.length; i++) {
+                    model.forward(batch, cache);
+                    batch.clear();
+                    batch.add(0, i, prompt[i], true);
+                }
             }
             int pos = prompt.length;
             for (int step = 0; step < TOKENS; step++) {

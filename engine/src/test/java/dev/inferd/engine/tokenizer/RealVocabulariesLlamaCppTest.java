@@ -2,6 +2,7 @@ package dev.inferd.engine.tokenizer;
 
 import de.kherud.llama.LlamaModel;
 import de.kherud.llama.args.LogFormat;
+import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGUFFile;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,15 +15,12 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -116,15 +114,10 @@ class RealVocabulariesLlamaCppTest {
         return texts;
     }
 
-    /** Runs the project's fetch script; skips the test, saying why, when the vocabularies cannot be had. */
+    /** Where {@code scripts/test-vocabularies.sh} keeps the vocabularies; skips the test when they cannot be had. */
     private static Path fetched() throws IOException, InterruptedException {
-        Path script = Path.of("..", "scripts", "test-vocabularies.sh").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.exists(script), "no " + script);
-        Process p = new ProcessBuilder("bash", script.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        boolean done = p.waitFor(10, TimeUnit.MINUTES);
-        Assumptions.assumeTrue(done && p.exitValue() == 0,
-                "skipped: the real vocabularies could not be fetched (scripts/test-vocabularies.sh)");
-        return Path.of(out);
+        List<String> out = Fixtures.fromSetupScript("test-vocabularies.sh", "the real vocabularies could not be fetched");
+        Assumptions.assumeTrue(out.size() == 1, "scripts/test-vocabularies.sh printed " + out);
+        return Path.of(out.get(0));
     }
 }

@@ -12,6 +12,7 @@ import dev.inferd.server.cloud.auth.Actor;
 import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.cloud.deploy.CloudDeployment;
+import dev.inferd.server.http.MultipartForm;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
 import dev.inferd.server.store.KeyScopes;
@@ -24,8 +25,6 @@ import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.speech.whisper.SyntheticWhisper;
 import dev.inferd.speech.whisper.WhisperShape;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -273,17 +272,10 @@ class CloudModelsTest {
         assertThat(asChat.body()).contains("speech-to-text model");
         assertThat(cloud.pool().loaded()).isEmpty();
 
-        var body = new ByteArrayOutputStream();
-        String boundary = "inferd-test-boundary";
-        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nspeech-micro\r\n"
-                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"response_format\"\r\n\r\ntext\r\n"
-                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"clip.wav\"\r\n"
-                + "Content-Type: audio/wav\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-        body.writeBytes(wav);
-        body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        byte[] body = MultipartForm.body(Map.of("model", "speech-micro", "response_format", "text"), "clip.wav", "audio/wav", wav);
         var transcribed = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cloud.port() + "/v1/audio/transcriptions"))
-                .header("Authorization", "Bearer " + secret).header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+                .header("Authorization", "Bearer " + secret).header("Content-Type", MultipartForm.CONTENT_TYPE)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(transcribed.statusCode()).as(transcribed.body()).isEqualTo(200);
         assertThat(cloud.pool().loaded()).containsExactly("speech-micro");
     }

@@ -2,6 +2,7 @@ package dev.inferd.server.cloud;
 
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import dev.inferd.engine.Fixtures;
 import dev.inferd.server.cloud.auth.Actor;
 import dev.inferd.server.cloud.deploy.CloudDeployment;
 import dev.inferd.server.http.ModelRegistry;
@@ -15,23 +16,23 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Cookie;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -85,17 +86,10 @@ class DashboardBrowserTest {
         if (db != null) db.close();
     }
 
-    /** Runs the project's install script; skips the test, saying why, when it cannot provide a browser. */
+    /** scripts/test-browser.sh's paths of the browser and its driver; skips the test when it cannot provide them. */
     private static List<String> installBrowser() throws Exception {
-        Path script = Path.of("..", "scripts", "test-browser.sh").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.exists(script), "no " + script);
-        Process p = new ProcessBuilder("bash", script.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        boolean done = p.waitFor(10, TimeUnit.MINUTES);
-        Assumptions.assumeTrue(done && p.exitValue() == 0,
-                "skipped: no headless chromium and chromedriver (scripts/test-browser.sh could not install them)");
-        List<String> paths = out.lines().filter(l -> !l.isBlank()).toList();
-        Assumptions.assumeTrue(paths.size() == 2, "scripts/test-browser.sh printed " + out);
+        List<String> paths = Fixtures.fromSetupScript("test-browser.sh", "no headless chromium and chromedriver");
+        Assumptions.assumeTrue(paths.size() == 2, "scripts/test-browser.sh printed " + paths);
         return paths;
     }
 
@@ -120,51 +114,43 @@ class DashboardBrowserTest {
 
     /** Waits until the page that held {@code element} is gone: a submitted form's answer has loaded. */
     private static void awaitNextPage(WebElement element) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            try {
-                element.isEnabled();
-            } catch (org.openqa.selenium.WebDriverException e) {
-                // stale: Chrome says so as StaleElementReferenceException or "does not belong to the document"
-                return;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
-        throw new AssertionError("the page did not change after the form was submitted");
+        new WebDriverWait(browser, Duration.ofSeconds(10), Duration.ofMillis(20))
+                .withMessage("the page did not change after the form was submitted").until(d -> {
+                    try {
+                        element.isEnabled();
+                        return false;
+                    } catch (WebDriverException e) {
+                        // stale: Chrome says so as StaleElementReferenceException or, which Selenium's stalenessOf
+                        // does not take for staleness, "does not belong to the document"
+                        return true;
+                    }
+                });
     }
 
     /**
      * The key's row in the current page. Right after a form is submitted the old page may still be
      * there, or be replaced while it is read: the lookup is retried until the new page holds the row.
      */
-    private static WebElement row(String keyName) throws InterruptedException {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-        while (true) {
-            try {
-                return browser.findElements(By.cssSelector("#keys tr[data-key]")).stream()
-                        .filter(r -> r.findElement(By.className("name")).getText().equals(keyName)).findFirst()
-                        .orElseThrow();
-            } catch (org.openqa.selenium.WebDriverException | java.util.NoSuchElementException e) {
-                if (System.nanoTime() > deadline) throw e;
-                Thread.sleep(50);
-            }
-        }
+    private static WebElement row(String keyName) {
+        return pageWait().until(d -> d.findElements(By.cssSelector("#keys tr[data-key]")).stream()
+                .filter(r -> r.findElement(By.className("name")).getText().equals(keyName)).findFirst().orElse(null));
     }
 
     /** Waits until the page that a form's submission loads shows the key in {@code state}. */
-    private static void awaitState(String keyName, String state) throws InterruptedException {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-        String seen = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                seen = row(keyName).findElement(By.className("state")).getText();
-                if (seen.equals(state)) return;
-            } catch (org.openqa.selenium.WebDriverException e) {
-                // the page was replaced while it was read
-            }
-            Thread.sleep(50);
+    private static void awaitState(String keyName, String state) {
+        String[] seen = {null};
+        try {
+            pageWait().until(d -> state.equals(seen[0] = row(keyName).findElement(By.className("state")).getText()));
+        } catch (TimeoutException e) {
+            assertThat(seen[0]).as("state of key " + keyName).isEqualTo(state);
         }
-        assertThat(seen).as("state of key " + keyName).isEqualTo(state);
+    }
+
+    /** Five seconds for a page's content, looked up again while the page is replaced under the lookup. */
+    private static WebDriverWait pageWait() {
+        var wait = new WebDriverWait(browser, Duration.ofSeconds(5), Duration.ofMillis(50));
+        wait.ignoring(WebDriverException.class);
+        return wait;
     }
 
     @Test

@@ -23,6 +23,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +39,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class TranscriptionSharingTest {
     static final String SPEECH = "speech-micro";
     static final String CHAT = "stories-260k";
-    static final String BOUNDARY = "inferd-sharing-boundary";
 
     @TempDir
     static Path tmp;
@@ -146,21 +146,14 @@ class TranscriptionSharingTest {
     private static byte[] request(byte[] multipart) {
         var out = new ByteArrayOutputStream();
         out.writeBytes(("POST /v1/audio/transcriptions HTTP/1.1\r\nHost: localhost\r\n"
-                + "Content-Type: multipart/form-data; boundary=" + BOUNDARY + "\r\nContent-Length: " + multipart.length + "\r\n\r\n")
+                + "Content-Type: " + MultipartForm.CONTENT_TYPE + "\r\nContent-Length: " + multipart.length + "\r\n\r\n")
                 .getBytes(StandardCharsets.UTF_8));
         out.writeBytes(multipart);
         return out.toByteArray();
     }
 
     private static byte[] multipart(byte[] file) {
-        var body = new ByteArrayOutputStream();
-        body.writeBytes(("--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\n" + SPEECH + "\r\n"
-                + "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nen\r\n"
-                + "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"long.wav\"\r\n"
-                + "Content-Type: audio/wav\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-        body.writeBytes(file);
-        body.writeBytes(("\r\n--" + BOUNDARY + "--\r\n").getBytes(StandardCharsets.UTF_8));
-        return body.toByteArray();
+        return MultipartForm.body(Map.of("model", SPEECH, "language", "en"), "long.wav", "audio/wav", file);
     }
 
     /** 16-bit mono 16 kHz WAV of {@code length} samples, {@code samples} repeated. */

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,7 +32,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The audio endpoints over real HTTP, with a synthetic Whisper beside a fake chat model. */
 class TranscriptionsWireTest {
     static final String SPEECH = "speech-micro";
-    static final String BOUNDARY = "inferd-test-boundary";
 
     @TempDir
     static Path tmp;
@@ -145,19 +143,9 @@ class TranscriptionsWireTest {
     }
 
     private static HttpResponse<String> upload(String path, Map<String, String> fields, byte[] file) throws Exception {
-        var body = new ByteArrayOutputStream();
-        fields.forEach((k, v) -> body.writeBytes(("--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"" + k + "\"\r\n\r\n"
-                + v + "\r\n").getBytes(StandardCharsets.UTF_8)));
-        if (file != null) {
-            body.writeBytes(("--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"clip.mp3\"\r\n"
-                    + "Content-Type: audio/mpeg\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-            body.writeBytes(file);
-            body.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
-        }
-        body.writeBytes(("--" + BOUNDARY + "--\r\n").getBytes(StandardCharsets.UTF_8));
         return http.send(HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofMinutes(10))
-                        .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+                        .header("Content-Type", MultipartForm.CONTENT_TYPE)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(MultipartForm.body(fields, "clip.mp3", "audio/mpeg", file))).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -96,17 +96,23 @@ class WhisperCppAgreementTest {
         return out.toString();
     }
 
-    private static List<Seg> whisperCpp(float[] samples) throws IOException {
-        WhisperJNI.loadLibrary();
-        var jni = new WhisperJNI();
+    /** whisper.cpp's greedy decoding in English, without fallback and without printing to the console. */
+    static WhisperFullParams greedyEnglish(int threads) {
         var params = new WhisperFullParams(WhisperSamplingStrategy.GREEDY);
         params.language = "en";
         params.temperature = 0;
         params.temperatureInc = 0;
-        params.nThreads = 2;
+        params.nThreads = threads;
         params.printProgress = false;
         params.printRealtime = false;
         params.printTimestamps = false;
+        return params;
+    }
+
+    private static List<Seg> whisperCpp(float[] samples) throws IOException {
+        WhisperJNI.loadLibrary();
+        var jni = new WhisperJNI();
+        var params = greedyEnglish(2);
         params.printSpecial = true;
         var out = new ArrayList<Seg>();
         try (var ctx = jni.init(modelFile)) {

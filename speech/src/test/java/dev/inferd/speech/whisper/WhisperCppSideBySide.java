@@ -3,9 +3,7 @@ package dev.inferd.speech.whisper;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.speech.audio.AudioDecoder;
-import io.github.givimad.whisperjni.WhisperFullParams;
 import io.github.givimad.whisperjni.WhisperJNI;
-import io.github.givimad.whisperjni.WhisperSamplingStrategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -43,14 +41,7 @@ class WhisperCppSideBySide {
             try (var model = WhisperModel.open(file); var ctx = jni.init(file)) {
                 var transcriber = model.newTranscriber();
                 var options = TranscriptionOptions.defaults().withLanguage("en").withFallback(false);
-                var params = new WhisperFullParams(WhisperSamplingStrategy.GREEDY);
-                params.language = "en";
-                params.temperature = 0;
-                params.temperatureInc = 0;
-                params.nThreads = THREADS;
-                params.printProgress = false;
-                params.printRealtime = false;
-                params.printTimestamps = false;
+                var params = WhisperCppAgreementTest.greedyEnglish(THREADS);
                 transcriber.transcribe(short1, options);
                 jni.full(ctx, params, short1, short1.length);
                 double oursShort = median(() -> transcriber.transcribe(short1, options));
