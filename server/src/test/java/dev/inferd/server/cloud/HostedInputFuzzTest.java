@@ -26,13 +26,9 @@ import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,8 +57,7 @@ class HostedInputFuzzTest {
     }
 
     /** One deployment per kind of database, with account "alpha", its key, and a signed-in dashboard session. */
-    record Target(Database db, CloudDeployment cloud, String accountId, String keyId, String session, String csrf,
-                  HttpClient http) {
+    record Target(Database db, CloudDeployment cloud, String accountId, String keyId, DashboardSession dashboard) {
 
         static Target start(String kind) {
             try {
@@ -75,25 +70,16 @@ class HostedInputFuzzTest {
                 var alpha = cloud.accounts().createAccount("alpha", actor);
                 cloud.accounts().addUser(alpha.id(), "ana@alpha.example", PASSWORD, actor);
                 String keyId = cloud.accounts().createKey(alpha.id(), KeySpec.named("fuzzed"), actor).key().id();
-                var http = HttpClient.newHttpClient();
-                String base = "http://127.0.0.1:" + cloud.port();
-                var login = http.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/login")).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                String loginToken = cookie(login, "inferd_login");
-                var signedIn = http.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/login"))
-                        .header("Cookie", "inferd_login=" + loginToken)
-                        .header("Content-Type", "application/x-www-form-urlencoded")
-                        .POST(HttpRequest.BodyPublishers.ofString(form(Map.of("csrf", loginToken,
-                                "email", "ana@alpha.example", "password", PASSWORD)))).build(), HttpResponse.BodyHandlers.ofString());
-                String session = cookie(signedIn, "inferd_session");
-                var keysPage = http.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/settings/api-keys"))
-                        .header("Cookie", "inferd_session=" + session).build(), HttpResponse.BodyHandlers.ofString());
-                Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(keysPage.body());
-                assertThat(csrf.find()).as(keysPage.body()).isTrue();
-                return new Target(db, cloud, alpha.id(), keyId, session, csrf.group(1), http);
+                var session = DashboardSession.signIn(HttpClient.newHttpClient(), "http://127.0.0.1:" + cloud.port(),
+                        "ana@alpha.example", PASSWORD);
+                return new Target(db, cloud, alpha.id(), keyId, session);
             } catch (Exception e) {
                 throw new IllegalStateException("cannot start the deployment to fuzz", e);
             }
+        }
+
+        HttpClient http() {
+            return dashboard.http();
         }
 
         String url(String path) {
@@ -104,28 +90,20 @@ class HostedInputFuzzTest {
             var request = HttpRequest.newBuilder(URI.create(url(path))).header("Authorization", "Bearer " + OPERATOR);
             request.method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
             if (json != null) request.header("Content-Type", "application/json");
-            return send(request);
-        }
-
-        HttpResponse<String> dashboardPost(String path, Map<String, String> fields) {
-            Map<String, String> all = new LinkedHashMap<>(fields);
-            all.put("csrf", csrf);
-            return send(HttpRequest.newBuilder(URI.create(url(path))).header("Cookie", "inferd_session=" + session)
-                    .header("Content-Type", "application/x-www-form-urlencoded")
-                    .POST(HttpRequest.BodyPublishers.ofString(form(all))));
-        }
-
-        HttpResponse<String> dashboardGet(String pathAndQuery) {
-            return send(HttpRequest.newBuilder(URI.create(url(pathAndQuery))).header("Cookie", "inferd_session=" + session));
-        }
-
-        private HttpResponse<String> send(HttpRequest.Builder request) {
             HttpRequest built = request.build();
             try {
-                return http.send(built, HttpResponse.BodyHandlers.ofString());
+                return http().send(built, HttpResponse.BodyHandlers.ofString());
             } catch (Exception e) {
                 throw new IllegalStateException(built.method() + " " + built.uri() + " got no answer", e);
             }
+        }
+
+        HttpResponse<String> dashboardPost(String path, Map<String, String> fields) {
+            return dashboard.post(path, fields);
+        }
+
+        HttpResponse<String> dashboardGet(String pathAndQuery) {
+            return dashboard.get(pathAndQuery);
         }
 
         int keyCount() {
@@ -277,7 +255,7 @@ class HostedInputFuzzTest {
         for (String email : List.of("a\u0000@b", "\ud800@x", "a".repeat(5000) + "@x", "")) {
             var login = t.http().send(HttpRequest.newBuilder(URI.create(t.url("/dashboard/login"))).build(),
                     HttpResponse.BodyHandlers.ofString());
-            String token = cookie(login, "inferd_login");
+            String token = DashboardSession.cookie(login, "inferd_login");
             var response = t.http().send(HttpRequest.newBuilder(URI.create(t.url("/dashboard/login")))
                     .header("Cookie", "inferd_login=" + token).header("Content-Type", "application/x-www-form-urlencoded")
                     .POST(HttpRequest.BodyPublishers.ofString(form(Map.of("csrf", token, "email", email, "password", "whatever-it-is"))))
@@ -383,21 +361,12 @@ class HostedInputFuzzTest {
         return out.append('"').toString();
     }
 
-    static String form(Map<String, String> fields) {
-        List<String> parts = new ArrayList<>();
-        new HashMap<>(fields).forEach((k, v) -> parts.add(URLEncoder.encode(k, UTF_8) + "=" + URLEncoder.encode(v, UTF_8)));
-        return String.join("&", parts);
+    private static String form(Map<String, String> fields) {
+        return DashboardSession.form(fields);
     }
 
     private static String segment(String s) {
         String encoded = URLEncoder.encode(s, UTF_8).replace("+", "%20");
         return encoded.isEmpty() ? "%20" : encoded;
-    }
-
-    private static String cookie(HttpResponse<?> response, String name) {
-        for (String header : response.headers().allValues("Set-Cookie")) {
-            if (header.startsWith(name + "=")) return header.substring(name.length() + 1, header.indexOf(';'));
-        }
-        throw new IllegalStateException("no cookie " + name + " in " + response.headers().map());
     }
 }

@@ -187,7 +187,7 @@ public final class InputRules {
     private static LocalDate parseDate(String what, String t) {
         try {
             LocalDate date = LocalDate.parse(t);
-            if (date.getYear() < 1970) throw new IllegalArgumentException(what + " must be in 1970 or later: " + t);
+            if (date.getYear() < 1970) throw new IllegalArgumentException(what + " is a date in 1970 or later: " + t);
             return date;
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException(what + " is not a date (yyyy-mm-dd, a real day of the calendar): " + printable(t));
