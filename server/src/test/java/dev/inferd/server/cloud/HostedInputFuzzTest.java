@@ -247,6 +247,7 @@ class HostedInputFuzzTest {
                 .statusCode()).isEqualTo(200);
         assertThat(t.cloud().accounts().listKeys(t.accountId())).filteredOn(k -> k.name().endsWith("-" + run))
                 .extracting(k -> k.expiresAt()).containsExactly(endOfToday, endOfToday);
+        assertThat(t.dashboardGet("/dashboard/settings/api-keys").body()).contains("through " + today + " (UTC)");
     }
 
     @Example

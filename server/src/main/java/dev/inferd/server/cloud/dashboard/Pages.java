@@ -84,7 +84,7 @@ final class Pages {
             b.append("<tr data-key=\"").append(escape(k.id())).append("\"><td class=\"name\">").append(escape(k.name()))
                     .append("</td><td><code>").append(escape(k.prefix())).append("...</code></td><td class=\"state\">")
                     .append(state).append("</td><td>").append(time(k.createdAt())).append("</td><td>").append(time(k.lastUsedAt()))
-                    .append("</td><td>").append(time(k.expiresAt())).append("</td><td>").append(escape(String.join(", ", k.scopes().models())))
+                    .append("</td><td class=\"expires\">").append(expiry(k.expiresAt())).append("</td><td>").append(escape(String.join(", ", k.scopes().models())))
                     .append("</td><td>").append(escape(String.join(", ", k.scopes().endpoints()))).append("</td><td>")
                     .append(k.rateLimit() == null ? "default" : k.rateLimit() + "/s").append("</td><td>")
                     .append("<a href=\"/dashboard/settings/api-keys/").append(escape(k.id())).append("/usage\">Usage</a> ");
@@ -182,6 +182,16 @@ final class Pages {
 
     private static String csrf(UserStore.Session s) {
         return "<input type=\"hidden\" name=\"csrf\" value=\"" + escape(s.csrfToken()) + "\">";
+    }
+
+    /**
+     * A key's end: "through 2027-01-31" when it ends at a UTC midnight (as a date typed in the form makes it), the
+     * exact instant otherwise; the instant is in the tooltip either way.
+     */
+    private static String expiry(Long millis) {
+        if (millis == null || millis % 86_400_000L != 0) return time(millis);
+        String last = java.time.LocalDate.ofInstant(Instant.ofEpochMilli(millis - 1), java.time.ZoneOffset.UTC).toString();
+        return "<span title=\"until " + escape(Instant.ofEpochMilli(millis).toString()) + "\">through " + last + " (UTC)</span>";
     }
 
     private static String time(Long millis) {
