@@ -37,8 +37,12 @@ public final class Fixtures {
      * Returns when {@code available}; otherwise skips the calling test, or under CI fails it, saying {@code why}.
      */
     public static void prerequisite(boolean available, String why) {
+        prerequisite(available, why, underCi());
+    }
+
+    static void prerequisite(boolean available, String why, boolean ci) {
         if (available) return;
-        if (underCi()) Assertions.fail("CI=true and a prerequisite is missing: " + why);
+        if (ci) Assertions.fail("CI=true and a prerequisite is missing: " + why);
         Assumptions.abort(why);
     }
 
@@ -47,9 +51,13 @@ public final class Fixtures {
      * missing from a folder that is there is a missing prerequisite ({@link #prerequisite}).
      */
     public static Path require(String relative) {
-        Path p = dir().resolve(relative);
-        Assumptions.assumeTrue(Files.isDirectory(dir()), "the fixture folder " + dir() + " is absent");
-        prerequisite(Files.exists(p), "fixture " + p + " is absent");
+        return require(dir(), relative, underCi());
+    }
+
+    static Path require(Path dir, String relative, boolean ci) {
+        Path p = dir.resolve(relative);
+        Assumptions.assumeTrue(Files.isDirectory(dir), "the fixture folder " + dir + " is absent");
+        prerequisite(Files.exists(p), "fixture " + p + " is absent", ci);
         return p;
     }
 
@@ -59,8 +67,12 @@ public final class Fixtures {
      * {@code what} and the last lines the script wrote to its standard error.
      */
     public static List<String> fromSetupScript(String script, String what) throws IOException, InterruptedException {
-        Path file = Path.of("..", "scripts", script).toAbsolutePath().normalize();
-        prerequisite(Files.exists(file), "no " + file);
+        return fromSetupScript(Path.of("..", "scripts", script).toAbsolutePath().normalize(), what, underCi());
+    }
+
+    static List<String> fromSetupScript(Path file, String what, boolean ci) throws IOException, InterruptedException {
+        String script = file.getFileName().toString();
+        prerequisite(Files.exists(file), "no " + file, ci);
         Path errors = Files.createTempFile("inferd-setup-", ".log");
         try {
             Process p = new ProcessBuilder("bash", file.toString()).redirectError(errors.toFile()).start();
@@ -72,7 +84,7 @@ public final class Fixtures {
             String status = done ? "exit status " + p.exitValue() : "still running after 10 minutes";
             prerequisite(done && p.exitValue() == 0, what + " (scripts/" + script + " could not provide it: " + status
                     + (messages.isEmpty() ? ")" : "; it said:\n" + String.join("\n",
-                    messages.subList(Math.max(0, messages.size() - MESSAGE_LINES), messages.size())) + ")"));
+                    messages.subList(Math.max(0, messages.size() - MESSAGE_LINES), messages.size())) + ")"), ci);
             return out.lines().filter(l -> !l.isBlank()).toList();
         } finally {
             Files.deleteIfExists(errors);
