@@ -138,6 +138,13 @@ class EarlyAnswerTest {
             assertThat(refusedAgain.status()).isEqualTo(405);
             assertThat(refusedAgain.headers()).doesNotContainKey("connection");
 
+            // a chunked body
+            out.write(("POST /v1/no-such-route HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "2710\r\n" + "x".repeat(10_000) + "\r\n0\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            RawHttp.Response refusedChunked = RawHttp.read(in, true);
+            assertThat(refusedChunked.status()).isEqualTo(404);
+            assertThat(refusedChunked.headers()).doesNotContainKey("connection");
+
             out.write(RawHttp.request("GET", "/v1/models", "HTTP/1.1", "", "").getBytes(StandardCharsets.ISO_8859_1));
             RawHttp.Response next = RawHttp.read(in, true);
             assertThat(next.status()).isEqualTo(200);
@@ -155,6 +162,19 @@ class EarlyAnswerTest {
             RawHttp.Response response = RawHttp.read(socket.getInputStream(), true);
             assertThat(response.status()).isEqualTo(413);
             assertThat(response.headers()).containsEntry("connection", "close");
+        }
+    }
+
+    @Test
+    void aRefusalBeforeA100ContinueClosesWithoutAskingForTheBody() throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", server.server.port())) {
+            socket.setSoTimeout(RawHttp.TIMEOUT_MILLIS);
+            socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 30000000\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            InputStream in = socket.getInputStream();
+            byte[] start = in.readNBytes(12);
+            assertThat(new String(start, StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 413");
         }
     }
 
