@@ -133,10 +133,11 @@ class SlowClientTest {
             long started = System.nanoTime();
             byte[] bytes = request.getBytes(StandardCharsets.ISO_8859_1);
             try {
+                long giveUp = started + READ_TIMEOUT.toNanos() + TimeUnit.SECONDS.toNanos(3); // the server failed
                 for (byte b : bytes) {
                     out.write(b);
                     out.flush();
-                    if (closed(socket, in)) break;
+                    if (closed(socket, in) || System.nanoTime() > giveUp) break;
                 }
             } catch (SocketException e) {
                 // the server closed while we wrote
