@@ -89,7 +89,7 @@ public final class AdminApi implements CloudRoute {
         } catch (IllegalArgumentException | IllegalStateException e) {
             CloudHttp.sendError(response, ApiError.invalid(null, e.getMessage()));
         } catch (Exception e) {
-            String requestId = CloudHttp.requestId();
+            String requestId = request.id();
             LOG.log(System.Logger.Level.ERROR, "admin request " + requestId + " failed", e);
             if (!response.isSent()) CloudHttp.sendError(response, ApiError.internal(requestId));
         }
