@@ -18,7 +18,10 @@ import dev.inferd.engine.gguf.GGUFFormatException;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.server.http.InferdServer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.inferd.server.http.ModelRegistry;
+import dev.inferd.server.http.SpeechModels;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -60,16 +63,11 @@ public final class BenchServeCommand implements Callable<Integer> {
             description = "start an inferd server with this model in this process, on a free port, and load it instead of --url")
     String serveModel;
 
-    @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "with --serve-model: context length (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
-    int contextLength;
+    @Mixin
+    ServerOptionsMixin server;
 
-    @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
-            description = "with --serve-model: compute threads (default: all cores)")
-    int threads;
-
-    @Option(names = "--offline", description = "with --serve-model: never download")
-    boolean offline;
+    @Mixin
+    ModelOptionsMixin modelOptions;
 
     @Option(names = "--endpoint", defaultValue = "chat", paramLabel = "chat|completions",
             description = "chat (/chat/completions) or completions (/completions) (default: ${DEFAULT-VALUE})")
@@ -87,13 +85,13 @@ public final class BenchServeCommand implements Callable<Integer> {
             description = "requests each client sends, one after the other; 0: until --duration is over (default: ${DEFAULT-VALUE})")
     int requestsPerClient;
 
-    @Option(names = "--duration", defaultValue = "120", paramLabel = "SECONDS",
-            description = "cap on each concurrency run: no request starts after it (default: ${DEFAULT-VALUE})")
-    int durationSeconds;
+    @Option(names = "--duration", defaultValue = "2m", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "cap on each concurrency run: no request starts after it, e.g. 90s, 2m (default: ${DEFAULT-VALUE})")
+    Duration duration;
 
-    @Option(names = "--timeout", defaultValue = "300", paramLabel = "SECONDS",
+    @Option(names = "--timeout", defaultValue = "5m", paramLabel = "DURATION", converter = Durations.Converter.class,
             description = "cap on one request (default: ${DEFAULT-VALUE})")
-    int timeoutSeconds;
+    Duration timeout;
 
     @Option(names = "--warmup", defaultValue = "1", paramLabel = "N",
             description = "requests sent one by one before measuring, not counted (default: ${DEFAULT-VALUE})")
@@ -123,9 +121,14 @@ public final class BenchServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (concurrency.isEmpty() || concurrency.stream().anyMatch(n -> n < 1) || maxTokens < 1
-                || requestsPerClient < 0 || durationSeconds < 1 || timeoutSeconds < 1 || warmup < 0) {
+                || requestsPerClient < 0 || duration.toMillis() < 1 || timeout.toMillis() < 1 || warmup < 0) {
             err.println("inferd: --concurrency values, --max-tokens, --duration and --timeout must be positive; "
                     + "--requests-per-client and --warmup at least 0");
+            return 2;
+        }
+        String problem = server.problem() != null ? server.problem() : modelOptions.problem();
+        if (problem != null) {
+            err.println("inferd: " + problem);
             return 2;
         }
         if (serveModel != null) return serveAndRun();
@@ -135,15 +138,11 @@ public final class BenchServeCommand implements Callable<Integer> {
     private int serveAndRun() throws InterruptedException {
         TextGenerator generator;
         try {
-            ResolvedModel resolved = ModelResolver.fromEnvironment().resolveModel(serveModel, offline);
+            ResolvedModel resolved = ModelResolver.fromEnvironment().resolveModel(serveModel, modelOptions.offline);
             String owner = resolved.entry().isPresent() ? resolved.ownedBy() : null;
-            var local = LocalTextGenerator.open(resolved.file(),
-                    new LocalTextGenerator.Options(resolved.id(), owner, contextLength).withThreads(threads)
-                            .withMaxChoices(EngineRequests.MAX_CHOICES)
-                            .withCopyCache(ModelEvents.copyCacheDirectory()).withAfterLoad(true),
-                    event -> {
-                        if (!(event instanceof ModelEvent.Loaded)) new ModelEvents(err).on(event);
-                    });
+            var local = modelOptions.loading(server).openText(resolved.file(), resolved.id(), owner, event -> {
+                if (!(event instanceof ModelEvent.Loaded)) new ModelEvents(err).on(event);
+            });
             generator = local;
             local.awaitAfterLoad(); // before the load test runs, not beside it
         } catch (ModelException | GGUFFormatException | UnsupportedOperationException | IllegalArgumentException e) {
@@ -154,14 +153,16 @@ public final class BenchServeCommand implements Callable<Integer> {
             return 1;
         }
         String id = generator.description().id();
-        try (generator; InferdServer server = InferdServer.start("127.0.0.1", 0, Map.of(id, generator))) {
+        var registry = new ModelRegistry();
+        registry.ready(id, generator);
+        try (generator; InferdServer served = InferdServer.start(server.host, server.port(0), registry, new SpeechModels(),
+                server.serverOptions())) {
             if (model == null) model = id;
-            return run("http://127.0.0.1:" + server.port() + "/v1");
+            return run("http://" + server.urlHost() + ":" + served.port() + "/v1");
         }
     }
 
     private int run(String baseUrl) throws InterruptedException {
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
         try (HttpClient http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10))
@@ -175,7 +176,7 @@ public final class BenchServeCommand implements Callable<Integer> {
                     new StreamingClient.Settings(baseUrl, model, endpoint, maxTokens, ignoreEos, timeout));
             if (!json) {
                 out.printf(Locale.ROOT, "bench-serve: %s at %s, %s, max_tokens %d, %s per client%n", model, baseUrl,
-                        endpoint, maxTokens, requestsPerClient == 0 ? "requests for " + durationSeconds + " s"
+                        endpoint, maxTokens, requestsPerClient == 0 ? "requests for " + Durations.format(duration)
                                 : requestsPerClient + " requests");
             }
             for (int i = 0; i < warmup; i++) {
@@ -188,7 +189,7 @@ public final class BenchServeCommand implements Callable<Integer> {
             }
             long succeeded = 0;
             for (int n : concurrency) {
-                LevelResult result = LoadLevel.run(client, n, requestsPerClient, Duration.ofSeconds(durationSeconds),
+                LevelResult result = LoadLevel.run(client, n, requestsPerClient, duration,
                         timeout);
                 succeeded += result.requests() - result.errors();
                 print(result);

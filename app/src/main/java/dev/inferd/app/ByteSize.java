@@ -1,8 +1,12 @@
 package dev.inferd.app;
 
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+import java.math.BigDecimal;
 import java.util.Locale;
 
-/** Sizes given on the command line: plain bytes, or with a k/m/g/t suffix (powers of 1024). */
+/** Sizes given on the command line: plain bytes, or with a k/m/g/t suffix (powers of 1024), e.g. 512m, 2g. */
 final class ByteSize {
     private ByteSize() {
     }
@@ -21,11 +25,26 @@ final class ByteSize {
         };
         String number = shift == 0 ? s : s.substring(0, s.length() - 1);
         try {
-            double value = Double.parseDouble(number);
-            if (value < 0 || Double.isNaN(value)) throw new NumberFormatException();
-            return (long) (value * (1L << shift));
+            BigDecimal bytes = new BigDecimal(number).multiply(BigDecimal.valueOf(1L << shift));
+            if (bytes.signum() < 0) throw new NumberFormatException();
+            if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+                throw new IllegalArgumentException("'" + text + "' is too large a size");
+            }
+            return bytes.longValue();
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("'" + text + "' is not a size (examples: 2g, 512m, 1073741824)");
+        }
+    }
+
+    /** picocli's reading of a SIZE option into a {@code long} of bytes. */
+    static final class Converter implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                return parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
         }
     }
 }

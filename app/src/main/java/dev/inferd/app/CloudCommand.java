@@ -3,7 +3,6 @@ package dev.inferd.app;
 import dev.inferd.app.models.CatalogModelOpener;
 import dev.inferd.app.models.ModelException;
 import dev.inferd.app.models.ModelResolver;
-import dev.inferd.app.models.ModelsConfig;
 import dev.inferd.server.cloud.CloudConfig;
 import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.cloud.deploy.CloudDeployment;
@@ -15,6 +14,7 @@ import dev.inferd.server.store.StoreException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.inferd.app.models.ModelLoading;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -50,58 +50,38 @@ public final class CloudCommand implements Callable<Integer> {
             description = "a catalog slug or a model file to add to the catalog (when not listed) and load at start; repeatable")
     List<String> models = new ArrayList<>();
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
-    String host;
+    @Mixin
+    ServerOptionsMixin server;
 
-    @Option(names = "--port", defaultValue = "8000", description = "port to listen on (default: ${DEFAULT-VALUE})")
-    int port;
-
-    @Option(names = "--ctx", defaultValue = "0", paramLabel = "N", description = "context length in tokens (default: the model's)")
-    int contextLength;
-
-    @Option(names = "--threads", defaultValue = "0", paramLabel = "N", description = "compute threads (default: all cores)")
-    int threads;
-
-    @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
-            description = "memory for the KV cache per loaded model, e.g. 1g (default: an eighth of the Java heap)")
-    String kvMemory;
+    @Mixin
+    ModelOptionsMixin modelOptions;
 
     @Option(names = "--max-loaded-models", defaultValue = "" + DEFAULT_MAX_LOADED, paramLabel = "N",
             description = "models loaded at once; the least recently used idle one is unloaded for another; 0 for no "
                     + "limit but --memory-budget (default: ${DEFAULT-VALUE}, so that the default KV caches fit the heap)")
     int maxLoadedModels;
 
-    @Option(names = "--memory-budget", defaultValue = "0", paramLabel = "SIZE",
+    @Option(names = "--memory-budget", defaultValue = "0", paramLabel = "SIZE", converter = ByteSize.Converter.class,
             description = "memory all loaded models may take together (weights, their copies, KV caches), e.g. 16g "
                     + "(default: three quarters of the machine's memory)")
-    String memoryBudget;
+    long memoryBudget;
 
-    @Option(names = "--load-wait", defaultValue = "10s", paramLabel = "DURATION",
+    @Option(names = "--load-wait", defaultValue = "10s", paramLabel = "DURATION", converter = Durations.Converter.class,
             description = "how long a request waits for its model to load before a 503 with Retry-After, e.g. 10s, 500ms, 2m (default: ${DEFAULT-VALUE})")
-    String loadWait;
-
-    @Option(names = "--offline", description = "never download: use cached catalog models or files only")
-    boolean offline;
+    Duration loadWait;
 
     @Override
     public Integer call() {
-        if (port < 0 || port > 65535 || threads < 0 || contextLength < 0 || maxLoadedModels < 0) {
-            System.err.println("inferd: --port, --threads, --ctx and --max-loaded-models must be positive (--port at most 65535)");
+        String problem = server.problem() != null ? server.problem() : modelOptions.problem();
+        if (problem == null && maxLoadedModels < 0) problem = "--max-loaded-models must be 0 or more";
+        if (problem != null) {
+            System.err.println("inferd: " + problem);
             return 2;
         }
-        PoolLimits limits;
-        long kvBytes;
-        try {
-            kvBytes = ByteSize.parse(kvMemory);
-            // The KV caches live in the heap: models loaded side by side must not each take the engine's default share of it.
-            if (kvBytes == 0) kvBytes = Runtime.getRuntime().maxMemory() / DEFAULT_MAX_LOADED;
-            long budget = ByteSize.parse(memoryBudget);
-            limits = PoolLimits.defaults(physicalMemory()).withMaxLoaded(maxLoadedModels).withLoadWait(parseDuration(loadWait));
-            if (budget > 0) limits = limits.withMemoryBudget(budget);
-        } catch (IllegalArgumentException e) {
-            System.err.println("inferd: --kv-memory, --memory-budget, --load-wait: " + e.getMessage());
-            return 2;
-        }
+        PoolLimits limits = poolLimits();
+        ModelLoading loading = cloudLoading(modelOptions.loading(server));
+        String host = server.host;
+        int port = server.port(ServeCommand.DEFAULT_PORT);
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         CloudConfig config;
         try {
@@ -112,11 +92,9 @@ public final class CloudCommand implements Callable<Integer> {
         }
         try (Database db = Database.open(store.databaseUrl(config))) {
             ModelResolver resolver = ModelResolver.fromEnvironment();
-            Path copies = ModelsConfig.fromEnvironment(System::getenv).copiesDir();
-            var opener = new CatalogModelOpener(resolver,
-                    new CatalogModelOpener.LoadOptions(contextLength, kvBytes, threads, copies), offline, new ModelEvents(System.out));
+            var opener = new CatalogModelOpener(resolver, loading, modelOptions.offline, new ModelEvents(System.out));
             var catalog = new CloudDeployment.Catalog(opener, limits, store.config == null ? null : () -> store.readConfig().models());
-            try (CloudDeployment cloud = CloudDeployment.withCatalog(host, port, db, config, Clock.systemUTC(), catalog)) {
+            try (CloudDeployment cloud = CloudDeployment.withCatalog(host, port, server.serverOptions(), db, config, Clock.systemUTC(), catalog)) {
                 preload(cloud);
                 reloadOnHangUp(cloud);
                 printStart(cloud, db, limits);
@@ -188,17 +166,15 @@ public final class CloudCommand implements Callable<Integer> {
         return name.toLowerCase(Locale.ROOT).endsWith(".gguf") ? name.substring(0, name.length() - 5) : name;
     }
 
-    /** "10s", "500ms", "2m", or plain seconds. */
-    static Duration parseDuration(String text) {
-        String s = text.strip().toLowerCase(Locale.ROOT);
-        try {
-            if (s.endsWith("ms")) return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
-            if (s.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
-            if (s.endsWith("m")) return Duration.ofSeconds(Long.parseLong(s.substring(0, s.length() - 1)) * 60);
-            return Duration.ofMillis(Math.round(Double.parseDouble(s) * 1000));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a duration (examples: 10s, 500ms, 2m)");
-        }
+    /** The memory budget and the load wait of a deployment's model pool. */
+    PoolLimits poolLimits() {
+        PoolLimits limits = PoolLimits.defaults(physicalMemory()).withMaxLoaded(maxLoadedModels).withLoadWait(loadWait);
+        return memoryBudget > 0 ? limits.withMemoryBudget(memoryBudget) : limits;
+    }
+
+    /** The KV caches live in the heap: models loaded side by side must not each take the engine's default share of it. */
+    static ModelLoading cloudLoading(ModelLoading given) {
+        return given.kvMemory() > 0 ? given : given.withKvMemory(Runtime.getRuntime().maxMemory() / DEFAULT_MAX_LOADED);
     }
 
     private static long physicalMemory() {
@@ -207,8 +183,7 @@ public final class CloudCommand implements Callable<Integer> {
     }
 
     private void printStart(CloudDeployment cloud, Database db, PoolLimits limits) {
-        String shownHost = host.contains(":") ? "[" + host + "]" : host;
-        String base = "http://" + shownHost + ":" + cloud.port();
+        String base = "http://" + server.urlHost() + ":" + cloud.port();
         System.out.println("inferd: cloud serving on " + base + "/v1 (API keys required), dashboard " + base
                 + "/dashboard, database " + db.describe() + ". Ctrl-C stops.");
         System.out.printf(Locale.ROOT, "inferd: %d models listed, loaded on demand within %.1f GiB%s; requests wait %d ms for a load%n",

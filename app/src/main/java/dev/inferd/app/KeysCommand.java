@@ -113,8 +113,8 @@ public final class KeysCommand implements Runnable {
         @Parameters(paramLabel = "KEY_ID")
         String keyId;
 
-        @Option(names = "--grace", defaultValue = "PT24H", paramLabel = "DURATION",
-                description = "how long the old secret stays valid, ISO-8601, 0 to a year (PT0S, PT1H, P7D; default: ${DEFAULT-VALUE})")
+        @Option(names = "--grace", defaultValue = "24h", paramLabel = "DURATION", converter = Durations.Converter.class,
+                description = "how long the old secret stays valid, 0 to a year (0s, 1h, 7d; ISO-8601 such as PT1H too; default: ${DEFAULT-VALUE})")
         Duration grace;
 
         @Override

@@ -1,12 +1,12 @@
 package dev.inferd.app;
 
 import dev.inferd.app.models.ModelException;
+import dev.inferd.app.models.ModelLoading;
 import dev.inferd.server.http.SpeechModels;
 import dev.inferd.speech.whisper.WhisperModel;
 import dev.inferd.speech.whisper.WhisperModelFile;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
-import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.engine.generate.ModelDescription;
 import dev.inferd.engine.generate.TextGenerator;
@@ -16,12 +16,11 @@ import dev.inferd.server.http.InferdServer;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.metrics.EngineStats;
-import dev.inferd.server.openai.EngineRequests;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -41,6 +40,7 @@ import java.util.concurrent.FutureTask;
                 "connection except downloading a catalog model that is not cached yet."})
 public final class ServeCommand implements Callable<Integer> {
     /** Jetty announces every start and stop at INFO; our own start-up lines say what matters. */
+    static final int DEFAULT_PORT = 8000;
     private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
 
     @Option(names = "--model", required = true, paramLabel = "<slug|file.gguf>",
@@ -48,92 +48,23 @@ public final class ServeCommand implements Callable<Integer> {
                     + "ggml-*.bin file for speech to text; repeatable (a chat model and a speech model side by side)")
     List<String> models;
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
-    String host;
+    @Mixin
+    ServerOptionsMixin server;
 
-    @Option(names = "--port", defaultValue = "8000", description = "port to listen on (default: ${DEFAULT-VALUE})")
-    int port;
-
-    @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "context length in tokens (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
-    int contextLength;
-
-    @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
-            description = "compute threads (default: all cores)")
-    int threads;
-
-    @Option(names = "--parallel", defaultValue = "0", paramLabel = "N",
-            description = "sequences decoded together per model (default: 8); more requests queue")
-    int parallel;
-
-    @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
-            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, at most a quarter of RAM)")
-    String kvMemory;
-
-    @Option(names = "--max-queued", defaultValue = "0", paramLabel = "N",
-            description = "requests that may wait per model before the server answers 429 (default: 64)")
-    int maxQueued;
-
-    @Option(names = "--max-body", defaultValue = "4m", paramLabel = "SIZE",
-            description = "largest JSON request body (chat, completions), e.g. 4m or 512k; larger ones are a 413 (default: ${DEFAULT-VALUE})")
-    String maxBody;
-
-    @Option(names = "--read-timeout", defaultValue = "30", paramLabel = "SECONDS",
-            description = "time a request's headers have to arrive in, in all, and the longest wait for the next "
-                    + "bytes of its body (default: ${DEFAULT-VALUE})")
-    int readTimeoutSeconds;
-
-    @Option(names = "--min-body-rate", defaultValue = "1k", paramLabel = "SIZE",
-            description = "slowest a request body may arrive, in bytes a second on average after its first 5 seconds, "
-                    + "e.g. 1k; a slower one is a 400 and its connection is closed; 0 for no minimum (default: ${DEFAULT-VALUE})")
-    String minBodyRate;
-
-    @Option(names = "--idle-timeout", defaultValue = "60", paramLabel = "SECONDS",
-            description = "how long a keep-alive connection may sit idle between requests (default: ${DEFAULT-VALUE})")
-    int idleTimeoutSeconds;
-
-    @Option(names = "--write-timeout", defaultValue = "30", paramLabel = "SECONDS",
-            description = "how long a write to a client that stopped reading may block before its generation is "
-                    + "cancelled and its slot freed (default: ${DEFAULT-VALUE})")
-    int writeTimeoutSeconds;
-
-    @Option(names = "--max-connections", defaultValue = "1024", paramLabel = "N",
-            description = "open connections at once (default: ${DEFAULT-VALUE})")
-    int maxConnections;
-
-    @Option(names = "--no-reasoning-split", description = "keep a thinking model's <think> text in 'content' "
-            + "instead of 'reasoning_content'")
-    boolean noReasoningSplit;
-
-    @Option(names = "--offline", description = "never download: use cached catalog models or files only")
-    boolean offline;
-
-    @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
-            + "tokens at every start, instead of caching them in $INFERD_HOME/copies")
-    boolean noCopyCache;
+    @Mixin
+    ModelOptionsMixin modelOptions;
 
     @Override
     public Integer call() {
-        long kvBytes;
-        try {
-            kvBytes = ByteSize.parse(kvMemory);
-        } catch (IllegalArgumentException e) {
-            System.err.println("inferd: --kv-memory: " + e.getMessage());
+        String problem = server.problem() != null ? server.problem() : modelOptions.problem();
+        if (problem != null) {
+            System.err.println("inferd: " + problem);
             return 2;
         }
-        if (threads < 0 || contextLength < 0 || parallel < 0 || maxQueued < 0 || port < 0 || port > 65535) {
-            System.err.println("inferd: --threads, --ctx, --parallel, --max-queued and --port must be positive (--port at most 65535)");
-            return 2;
-        }
-        ServerOptions options;
-        try {
-            options = ServerOptions.defaults().withLimits(new ServerOptions.Limits(ByteSize.parse(maxBody),
-                    Duration.ofSeconds(readTimeoutSeconds), Duration.ofSeconds(idleTimeoutSeconds),
-                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections, ByteSize.parse(minBodyRate)));
-        } catch (IllegalArgumentException e) {
-            System.err.println("inferd: --max-body, the timeouts, --max-connections and --min-body-rate: " + e.getMessage());
-            return 2;
-        }
+        ServerOptions options = server.serverOptions();
+        ModelLoading modelLoading = modelOptions.loading(server);
+        String host = server.host;
+        int port = server.port(DEFAULT_PORT);
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         AccessLogOutput.install();
 
@@ -163,12 +94,12 @@ public final class ServeCommand implements Callable<Integer> {
         var running = new Running();
         var shutdownHook = new Thread(running::stop, "inferd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        var loading = new FutureTask<>(() -> loadAll(textModels, kvBytes, registry, running));
+        var loading = new FutureTask<>(() -> loadAll(textModels, modelLoading, registry, running));
         Thread.ofPlatform().name("inferd-load").daemon(true).start(loading);
 
         String failure;
         try {
-            running.started(InferdServer.start(host, port, registry, speech, options.withSeparateReasoning(!noReasoningSplit)));
+            running.started(InferdServer.start(host, port, registry, speech, options));
             failure = loading.get();
         } catch (RuntimeException e) {
             failure = "inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage();
@@ -190,9 +121,8 @@ public final class ServeCommand implements Callable<Integer> {
         }
         InferdServer server = running.server();
         if (server == null) return 1; // stopped (Ctrl-C) while the models loaded
-        String shownHost = host.contains(":") ? "[" + host + "]" : host;
         System.out.printf("inferd: serving on http://%s:%d/v1 (OpenAI base URL; no API key needed). Ctrl-C stops.%n",
-                shownHost, server.port());
+                this.server.urlHost(), server.port());
         System.out.println(MemoryBudget.describe(options, resolved.size()));
         System.out.flush();
         try {
@@ -239,16 +169,12 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /** Loads the models in turn, each marked ready as it comes; null, or what stopped the first that failed. */
-    private String loadAll(List<ResolvedModel> resolved, long kvBytes, ModelRegistry registry, Running running) {
+    private String loadAll(List<ResolvedModel> resolved, ModelLoading loading, ModelRegistry registry, Running running) {
         for (ResolvedModel model : resolved) {
             try {
                 // A file path takes its owner from the GGUF metadata; a catalog slug from the catalog.
                 String owner = model.entry().isPresent() ? model.ownedBy() : null;
-                var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
-                        .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued)
-                        .withMaxChoices(EngineRequests.MAX_CHOICES).withThreads(threads)
-                        .withCopyCache(noCopyCache ? null : ModelEvents.copyCacheDirectory()).withAfterLoad(true),
-                        new ModelEvents(System.out));
+                var generator = loading.openText(model.file(), model.id(), owner, new ModelEvents(System.out));
                 if (!running.add(generator)) {
                     generator.close(); // stopped while it loaded
                     return null;
@@ -266,7 +192,7 @@ public final class ServeCommand implements Callable<Integer> {
         List<ResolvedModel> out = new ArrayList<>();
         Set<String> ids = new HashSet<>();
         for (String arg : models) {
-            ResolvedModel model = resolver.resolveModel(arg, offline);
+            ResolvedModel model = resolver.resolveModel(arg, modelOptions.offline);
             String kind = model.entry().map(e -> e.kind()).orElse("chat");
             if (!kind.equals("chat") && !kind.equals("base") && !isSpeech(model)) {
                 throw new ModelException(arg + " is a " + kind + " model; this server serves text models only so far");

@@ -1,12 +1,10 @@
 package dev.inferd.app.models;
 
 import dev.inferd.engine.batch.SchedulerStats;
-import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.server.cloud.catalog.ModelOpener;
 import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.metrics.EngineStats;
-import dev.inferd.server.openai.EngineRequests;
 import dev.inferd.server.pool.LoadedModel;
 import dev.inferd.server.store.CatalogModel;
 import dev.inferd.speech.whisper.WhisperModel;
@@ -32,25 +30,14 @@ import java.util.regex.Pattern;
  */
 public final class CatalogModelOpener implements ModelOpener {
 
-    /**
-     * How text models are loaded.
-     *
-     * @param contextLength 0 for the model's own, capped as {@code serve} caps it
-     * @param kvMemory bytes of KV cache per model; 0 for the engine's default
-     * @param threads compute threads; 0 for all cores
-     * @param copyCache where the weights' copies for generated tokens are cached; null for none
-     */
-    public record LoadOptions(int contextLength, long kvMemory, int threads, Path copyCache) {
-    }
-
     private static final Pattern FILE_MODEL_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}");
 
     private final ModelResolver resolver;
-    private final LoadOptions options;
+    private final ModelLoading options;
     private final boolean offline;
     private final ModelEvent.Listener events;
 
-    public CatalogModelOpener(ModelResolver resolver, LoadOptions options, boolean offline, ModelEvent.Listener events) {
+    public CatalogModelOpener(ModelResolver resolver, ModelLoading options, boolean offline, ModelEvent.Listener events) {
         this.resolver = resolver;
         this.options = options;
         this.offline = offline;
@@ -111,10 +98,7 @@ public final class CatalogModelOpener implements ModelOpener {
             if (event instanceof ModelEvent.Loaded l) copyBytes.set(l.copyBytes());
             events.on(event);
         };
-        var generator = LocalTextGenerator.open(file, new LocalTextGenerator.Options(model.id(), model.ownedBy(),
-                        options.contextLength())
-                .withKvMemory(options.kvMemory()).withMaxChoices(EngineRequests.MAX_CHOICES).withThreads(options.threads())
-                .withCopyCache(options.copyCache()).withAfterLoad(true), listener);
+        var generator = options.openText(file, model.id(), model.ownedBy(), listener);
         SchedulerStats stats = generator.stats();
         long kvBytes = (long) stats.kvBlocksTotal() * stats.kvBlockBytes();
         EngineStats engineStats = () -> {

@@ -77,7 +77,7 @@ class CatalogModelOpenerTest {
                 "INFERD_HF_ENDPOINT", hub.endpoint().toString())::get);
         var resolver = ModelResolver.create(config, new RetryPolicy(1, Duration.ofMillis(1), Duration.ofMillis(1), d -> { }),
                 DownloadProgress.NONE);
-        var opener = new CatalogModelOpener(resolver, new CatalogModelOpener.LoadOptions(0, 1L << 20, 1, null), false,
+        var opener = new CatalogModelOpener(resolver, new ModelLoading(0, 1L << 20, 1, 0, 0, null), false,
                 ModelEvent.Listener.NONE);
         cloud = CloudDeployment.withCatalog("127.0.0.1", 0, db, new CloudConfig(null, null, OPERATOR, Map.of()),
                 Clock.fixed(NOW, ZoneOffset.UTC), new CloudDeployment.Catalog(opener, limits, null));

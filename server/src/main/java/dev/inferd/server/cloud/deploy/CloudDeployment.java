@@ -80,6 +80,12 @@ public final class CloudDeployment implements AutoCloseable {
      */
     public static CloudDeployment withCatalog(String host, int port, Database db, CloudConfig config, Clock clock,
                                               Catalog models) {
+        return withCatalog(host, port, ServerOptions.defaults(), db, config, clock, models);
+    }
+
+    /** As {@link #withCatalog(String, int, Database, CloudConfig, Clock, Catalog)}, with the server's options given. */
+    public static CloudDeployment withCatalog(String host, int port, ServerOptions options, Database db, CloudConfig config,
+                                              Clock clock, Catalog models) {
         var accounts = new Accounts(db, clock);
         var catalog = new DeploymentCatalog(db, models.opener(), clock, config.models());
         var pool = new ModelPool(catalog, models.limits());
@@ -91,7 +97,7 @@ public final class CloudDeployment implements AutoCloseable {
         var admin = new CatalogAdmin(catalog, pool, models.configuredModels());
         var gateway = gateway(db, config, registry, clock, accounts, admin);
         try {
-            return new CloudDeployment(InferdServer.start(host, port, registry, speech, ServerOptions.defaults(), gateway),
+            return new CloudDeployment(InferdServer.start(host, port, registry, speech, options, gateway),
                     gateway, accounts, catalog, pool, admin);
         } catch (RuntimeException e) {
             pool.close();
