@@ -20,6 +20,8 @@ final class ApiRouter {
     private static final System.Logger LOG = System.getLogger(ApiRouter.class.getName());
     private static final String MODELS = "/v1/models";
     private static final String METRICS = "/metrics";
+    private static final String HEALTH = "/health";
+    private static final String READY = "/ready";
     private static final String TRANSCRIPTIONS = "/v1/audio/transcriptions";
     private static final String TRANSLATIONS = "/v1/audio/translations";
 
@@ -32,18 +34,32 @@ final class ApiRouter {
     private final CompletionsEndpoint completions;
     private final SpeechModels speech;
     private final TranscriptionsEndpoint transcriptions;
+    private final Upstream upstream;
+    private final Readiness readiness;
+    private final long maxBody;
 
     ApiRouter(ModelRegistry models, ServerMetrics metrics, ServerOptions options, String systemFingerprint) {
         this(models, new SpeechModels(), metrics, options, systemFingerprint);
     }
 
     ApiRouter(ModelRegistry models, SpeechModels speech, ServerMetrics metrics, ServerOptions options, String systemFingerprint) {
+        this(models, speech, metrics, options, systemFingerprint, null, Readiness.of(models));
+    }
+
+    /**
+     * @param upstream serves the model routes elsewhere (a gateway's workers), or null to serve them here
+     * @param readiness what {@code GET /ready} reports
+     */
+    ApiRouter(ModelRegistry models, SpeechModels speech, ServerMetrics metrics, ServerOptions options, String systemFingerprint,
+              Upstream upstream, Readiness readiness) {
+        this.upstream = upstream;
+        this.readiness = readiness;
         this.models = models;
         this.speech = speech;
         this.transcriptions = new TranscriptionsEndpoint(models, speech);
         this.metrics = metrics;
         ModelGate gate = new ModelGate(models, metrics, options);
-        long maxBody = options.limits().maxBodyBytes();
+        this.maxBody = options.limits().maxBodyBytes();
         this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody, options.separateReasoning());
         this.completions = new CompletionsEndpoint(gate, systemFingerprint, maxBody);
     }
@@ -95,7 +111,7 @@ final class ApiRouter {
     /** The route's template, so that metrics have one series per route, not per path a client made up. */
     static String routeOf(String path) {
         return switch (path) {
-            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, TRANSCRIPTIONS, TRANSLATIONS -> path;
+            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, HEALTH, READY, TRANSCRIPTIONS, TRANSLATIONS -> path;
             default -> path.startsWith(MODELS + "/") ? MODELS + "/{id}" : "unmatched";
         };
     }
@@ -104,6 +120,27 @@ final class ApiRouter {
             throws InterruptedException {
         checkTransferCoding(request);
         switch (path) {
+            case HEALTH -> {
+                allow(method, path, "GET", response);
+                sendGet(method, response, JsonExchange.JSON, "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8));
+            }
+            case READY -> {
+                allow(method, path, "GET", response);
+                String why = notReady();
+                if (why != null) {
+                    response.status(503);
+                    response.header("Content-Type", JsonExchange.JSON);
+                    byte[] body = WireJson.bytes(java.util.Map.of("status", "not ready", "reason", why));
+                    if ("HEAD".equals(method)) {
+                        response.header("Content-Length", Integer.toString(body.length));
+                        response.send();
+                    } else {
+                        response.send(body);
+                    }
+                } else {
+                    sendGet(method, response, JsonExchange.JSON, "{\"status\":\"ready\"}".getBytes(StandardCharsets.UTF_8));
+                }
+            }
             case METRICS -> {
                 allow(method, path, "GET", response);
                 metrics.bindEngineStats(models.engineStats());
@@ -117,16 +154,28 @@ final class ApiRouter {
             }
             case TRANSCRIPTIONS, TRANSLATIONS -> {
                 allow(method, path, "POST", response);
+                if (upstream != null) {
+                    throw new ApiError(501, ApiError.INVALID_REQUEST, "This gateway does not route " + path
+                            + " to its workers: send audio to a `cloud` deployment.", null, "not_routed");
+                }
                 transcriptions.handle(request, response, ClientWatch.of(request), path.equals(TRANSLATIONS));
             }
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);
+                if (upstream != null) {
+                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), response);
+                    return;
+                }
                 try (ClientWatch client = ClientWatch.of(request)) {
                     chat.handle(request, response, client);
                 }
             }
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
+                if (upstream != null) {
+                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), response);
+                    return;
+                }
                 try (ClientWatch client = ClientWatch.of(request)) {
                     completions.handle(request, response, client);
                 }
@@ -140,6 +189,14 @@ final class ApiRouter {
                     throw ApiError.unknownUrl(method, path);
                 }
             }
+        }
+    }
+
+    private String notReady() {
+        try {
+            return readiness.notReady();
+        } catch (RuntimeException e) {
+            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         }
     }
 

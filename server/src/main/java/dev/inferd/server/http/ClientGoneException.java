@@ -1,9 +1,9 @@
 package dev.inferd.server.http;
 
 /** A write to the client failed: it closed the connection. The generation behind it should stop. */
-final class ClientGoneException extends RuntimeException {
+public final class ClientGoneException extends RuntimeException {
 
-    ClientGoneException(Throwable cause) {
+    public ClientGoneException(Throwable cause) {
         super("client closed the connection", cause, false, false);
     }
 }

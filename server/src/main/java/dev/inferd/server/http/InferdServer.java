@@ -77,9 +77,27 @@ public final class InferdServer implements AutoCloseable {
      */
     public static InferdServer start(String host, int port, ModelRegistry models, SpeechModels speech,
                                      ServerOptions options, HttpFilter front) {
+        return startWith(host, port, models, speech, options, new Parts(front, null, Readiness.of(models)));
+    }
+
+    /**
+     * What a deployment adds around the API's routes.
+     *
+     * @param front sees every request first (the hosted gateway), or null
+     * @param upstream serves the model routes elsewhere (a gateway's workers), or null to serve them here
+     * @param readiness what {@code GET /ready} reports
+     */
+    public record Parts(HttpFilter front, Upstream upstream, Readiness readiness) {
+    }
+
+    /** As {@link #start(String, int, ModelRegistry, SpeechModels, ServerOptions, HttpFilter)}, with every part given. */
+    public static InferdServer startWith(String host, int port, ModelRegistry models, SpeechModels speech,
+                                         ServerOptions options, Parts parts) {
+        HttpFilter front = parts.front();
         models.loadingRetryAfterSeconds(options.loadingRetryAfterSeconds());
         ServerMetrics metrics = new ServerMetrics();
-        ApiRouter router = new ApiRouter(models, speech, metrics, options, systemFingerprint());
+        ApiRouter router = new ApiRouter(models, speech, metrics, options, systemFingerprint(), parts.upstream(),
+                parts.readiness());
         ServerOptions.Limits limits = options.limits();
 
         QueuedThreadPool threads = new QueuedThreadPool();

@@ -160,6 +160,15 @@ public final class ModelRegistry {
         return stats;
     }
 
+    /** Why the registered models cannot all be served yet (one still loading, or failed), or null. */
+    public synchronized String notReady() {
+        for (var e : models.entrySet()) {
+            if (e.getValue() instanceof Loading) return "model " + e.getKey() + " is loading";
+            if (e.getValue() instanceof Failed f) return "model " + e.getKey() + " failed to load: " + f.reason();
+        }
+        return null;
+    }
+
     /** True when nothing is registered, loading or not, and no pool serves a catalog. */
     public synchronized boolean isEmpty() {
         return models.isEmpty() && pool == null;

@@ -204,4 +204,15 @@ public final class ApiError extends RuntimeException {
         return new ApiError(503, UNAVAILABLE, "The model `" + model + "` is not loaded and cannot be loaded now: " + why,
                 "model", "model_capacity", Math.clamp(retryAfterSeconds, 1, MAX_RETRY_AFTER_SECONDS), true);
     }
+
+    /** 503: no worker can take the request now (none registered for the model, or all of them failed). */
+    public static ApiError noWorker(String message, int retryAfterSeconds) {
+        return new ApiError(503, UNAVAILABLE, message, null, "no_worker_available",
+                Math.clamp(retryAfterSeconds, 1, MAX_RETRY_AFTER_SECONDS), true);
+    }
+
+    /** 502: the worker serving the request failed before its answer was complete. */
+    public static ApiError workerFailed(String message) {
+        return new ApiError(502, UNAVAILABLE, message, null, "worker_failed", 0, true);
+    }
 }

@@ -9,7 +9,10 @@ import dev.inferd.server.cloud.catalog.DeploymentCatalog;
 import dev.inferd.server.cloud.catalog.ModelOpener;
 import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.cloud.dashboard.Dashboard;
+import dev.inferd.server.http.InFlight;
 import dev.inferd.server.http.InferdServer;
+import dev.inferd.server.http.Readiness;
+import dev.inferd.server.http.Upstream;
 import dev.inferd.server.http.SpeechModels;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
@@ -18,6 +21,7 @@ import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -54,9 +58,11 @@ public final class CloudDeployment implements AutoCloseable {
     private final DeploymentCatalog catalog;
     private final ModelPool pool;
     private final CatalogAdmin catalogAdmin;
+    private final InFlight inFlight;
 
     private CloudDeployment(InferdServer server, CloudGateway gateway, Accounts accounts, DeploymentCatalog catalog,
-                            ModelPool pool, CatalogAdmin catalogAdmin) {
+                            ModelPool pool, CatalogAdmin catalogAdmin, InFlight inFlight) {
+        this.inFlight = inFlight;
         this.server = server;
         this.gateway = gateway;
         this.accounts = accounts;
@@ -71,7 +77,7 @@ public final class CloudDeployment implements AutoCloseable {
         var accounts = new Accounts(db, clock);
         var gateway = gateway(db, config, models, clock, accounts, null);
         return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults(), gateway),
-                gateway, accounts, null, null, null);
+                gateway, accounts, null, null, null, new InFlight());
     }
 
     /**
@@ -86,6 +92,21 @@ public final class CloudDeployment implements AutoCloseable {
     /** As {@link #withCatalog(String, int, Database, CloudConfig, Clock, Catalog)}, with the server's options given. */
     public static CloudDeployment withCatalog(String host, int port, ServerOptions options, Database db, CloudConfig config,
                                               Clock clock, Catalog models) {
+        return assemble(host, port, options, db, config, clock, models, null, () -> null);
+    }
+
+    /**
+     * {@code inferd gateway}: the hosted API (keys, limits, usage, admin API, dashboard, the catalog) with no model of
+     * its own: the model routes go to {@code workers}. Ready while the database answers and {@code workersReady}
+     * says so.
+     */
+    public static CloudDeployment gateway(String host, int port, ServerOptions options, Database db, CloudConfig config,
+                                          Clock clock, Catalog models, Upstream workers, Readiness workersReady) {
+        return assemble(host, port, options, db, config, clock, models, workers, workersReady);
+    }
+
+    private static CloudDeployment assemble(String host, int port, ServerOptions options, Database db, CloudConfig config,
+                                            Clock clock, Catalog models, Upstream upstream, Readiness more) {
         var accounts = new Accounts(db, clock);
         var catalog = new DeploymentCatalog(db, models.opener(), clock, config.models());
         var pool = new ModelPool(catalog, models.limits());
@@ -96,9 +117,16 @@ public final class CloudDeployment implements AutoCloseable {
         speech.onDemand(pool);
         var admin = new CatalogAdmin(catalog, pool, models.configuredModels());
         var gateway = gateway(db, config, registry, clock, accounts, admin);
+        var inFlight = new InFlight();
+        Readiness readiness = () -> {
+            if (inFlight.draining()) return "draining";
+            String database = DatabaseProbe.problem(db);
+            return database != null ? database : more.notReady();
+        };
         try {
-            return new CloudDeployment(InferdServer.start(host, port, registry, speech, options, gateway),
-                    gateway, accounts, catalog, pool, admin);
+            var server = InferdServer.startWith(host, port, registry, speech, options,
+                    new InferdServer.Parts(inFlight.around(gateway), upstream, readiness));
+            return new CloudDeployment(server, gateway, accounts, catalog, pool, admin, inFlight);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
@@ -134,6 +162,15 @@ public final class CloudDeployment implements AutoCloseable {
     /** Re-reads the catalog (and the config file's models), as {@code POST /admin/v1/reload} does. */
     public void reload() throws Exception {
         if (catalogAdmin != null) catalogAdmin.reload();
+    }
+
+    /**
+     * Stops taking work: {@code GET /ready} answers 503 from now on, so a load balancer sends no more; waits for
+     * the requests under way to end, at most {@code timeout}. True when all ended.
+     */
+    public boolean drain(Duration timeout) throws InterruptedException {
+        inFlight.drain();
+        return inFlight.awaitIdle(timeout);
     }
 
     @Override

@@ -1,0 +1,251 @@
+package dev.inferd.server.cloud;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.errors.PermissionDeniedException;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import dev.inferd.server.cloud.auth.Actor;
+import dev.inferd.server.cloud.auth.KeySpec;
+import dev.inferd.server.cloud.deploy.CloudDeployment;
+import dev.inferd.server.cloud.deploy.WorkerDeployment;
+import dev.inferd.server.cloud.workers.WorkerDirectory;
+import dev.inferd.server.cloud.workers.WorkerProxy;
+import dev.inferd.server.http.ServerOptions;
+import dev.inferd.server.pool.PoolLimits;
+import dev.inferd.server.store.Database;
+import dev.inferd.server.store.KeyScopes;
+import dev.inferd.server.store.TestDatabases;
+import dev.inferd.server.store.UsageFilter;
+import dev.inferd.server.store.UsageRecord;
+import dev.inferd.server.store.UsageStore;
+import dev.inferd.server.store.WorkerStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A gateway and two workers in one JVM on one SQLite database: requests routed by the registry, streams relayed,
+ * usage recorded by the gateway, a model loaded once, a worker that goes away replaced by the other.
+ */
+class GatewayWorkersTest {
+
+    private static final String SECRET = "a-shared-secret-for-the-tests";
+    private static final String OPERATOR = "operator-token-for-tests";
+    private static final Actor TEST = new Actor("test", "junit");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final PoolLimits ROOMY = new PoolLimits(0, 1L << 40, Duration.ofSeconds(20), 2, Duration.ofSeconds(30));
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
+
+    static {
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
+
+    private final MutableClock clock = new MutableClock();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<FakeOpener> openers = new ArrayList<>();
+    private final List<WorkerDeployment> workers = new ArrayList<>();
+    private Database db;
+    private CloudDeployment gateway;
+    private WorkerDirectory directory;
+    private String key;
+    private String accountId;
+
+    @BeforeEach
+    void deploy() {
+        db = TestDatabases.open(TestDatabases.SQLITE);
+        open.add(db);
+        var config = new CloudConfig(null, null, OPERATOR, Map.of());
+        for (int i = 0; i < 2; i++) {
+            var opener = new FakeOpener();
+            openers.add(opener);
+            var worker = WorkerDeployment.start("127.0.0.1", 0, ServerOptions.defaults(), db, config, clock,
+                    new CloudDeployment.Catalog(opener, ROOMY, null),
+                    new WorkerDeployment.Registration("w" + i, null, SECRET, Duration.ofMillis(200)));
+            workers.add(worker);
+            open.add(worker);
+        }
+        directory = new WorkerDirectory(new WorkerStore(db), Duration.ofSeconds(2), Duration.ofMillis(100));
+        open.add(directory);
+        var proxy = new WorkerProxy(directory, SECRET, Duration.ofSeconds(10), Duration.ofSeconds(2));
+        open.add(proxy);
+        gateway = CloudDeployment.gateway("127.0.0.1", 0, ServerOptions.defaults(), db, config, clock,
+                new CloudDeployment.Catalog(new FakeOpener(), ROOMY, null), proxy,
+                () -> directory.live().isEmpty() ? "no worker is live" : null);
+        open.add(gateway);
+        var account = gateway.accounts().createAccount("acme", TEST);
+        accountId = account.id();
+        key = gateway.accounts().createKey(account.id(), KeySpec.named("k"), TEST).secret();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : open.reversed()) c.close();
+    }
+
+    private OpenAIClient client(String secret) {
+        var client = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + gateway.port() + "/v1").apiKey(secret)
+                .maxRetries(0).responseValidation(true).timeout(Duration.ofSeconds(30)).build();
+        open.add(client::close);
+        return client;
+    }
+
+    private static ChatCompletionCreateParams chat(String model) {
+        return ChatCompletionCreateParams.builder().model(model).addUserMessage("Tell me a story").build();
+    }
+
+    /** The account's records once {@code count} are there (the last may commit as its response ends), at most 5 s. */
+    private List<UsageRecord> records(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        List<UsageRecord> records;
+        do {
+            records = new UsageStore(db).list(UsageFilter.account(accountId), 1000);
+            if (records.size() >= count) return records;
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        return records;
+    }
+
+    @Test
+    void answersComeFromAWorkerAndTheGatewayRecordsTheirTokens() throws Exception {
+        var answer = client(key).chat().completions().create(chat("model-01"));
+        assertThat(answer.choices().getFirst().message().content()).hasValue(EchoModel.ANSWER);
+        assertThat(openers.stream().mapToInt(o -> o.loads.size()).sum()).as("loaded once, on one worker").isEqualTo(1);
+
+        var streamed = new StringBuilder();
+        try (var stream = client(key).chat().completions().createStreaming(chat("model-01"))) {
+            stream.stream().forEach(chunk -> chunk.choices().forEach(c -> c.delta().content().ifPresent(streamed::append)));
+        }
+        assertThat(streamed.toString()).isEqualTo(EchoModel.ANSWER);
+        assertThat(openers.stream().mapToInt(o -> o.loads.size()).sum()).isEqualTo(1);
+
+        List<UsageRecord> records = records(2);
+        assertThat(records).hasSize(2).allSatisfy(r -> {
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.model()).isEqualTo("model-01");
+            assertThat(r.completionTokens()).isEqualTo(EchoModel.ANSWER_TOKENS);
+            assertThat(r.promptTokens()).isPositive();
+        });
+    }
+
+    @Test
+    void aStreamWithoutIncludeUsageGetsNoUsageChunkButIsBilled() throws Exception {
+        var response = post("{\"model\":\"model-02\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).doesNotContain("\"usage\":{").endsWith("data: [DONE]\n\n");
+        assertThat(records(1)).singleElement().satisfies(r -> assertThat(r.completionTokens()).isEqualTo(EchoModel.ANSWER_TOKENS));
+    }
+
+    @Test
+    void aKeyOutsideItsModelScopeIsRefusedAtTheGatewayAndNoWorkerLoadsAnything() {
+        var scoped = gateway.accounts().createKey(accountId,
+                new KeySpec("scoped", new KeyScopes(List.of("model-03"), List.of()), null, null), TEST);
+        assertThatThrownBy(() -> client(scoped.secret()).chat().completions().create(chat("model-04")))
+                .isInstanceOf(PermissionDeniedException.class);
+        assertThat(openers).allSatisfy(o -> assertThat(o.loads).isEmpty());
+    }
+
+    @Test
+    void twoModelsMayLandOnDifferentWorkersAndAreBothServed() {
+        openers.get(0).sizes.put("model-05", 1L << 39);
+        openers.get(1).sizes.put("model-05", 1L << 39);
+        assertThat(client(key).chat().completions().create(chat("model-05")).choices()).hasSize(1);
+        // the worker that loaded model-05 has less budget left: the next model goes to the other
+        awaitRegistryShows("model-05");
+        assertThat(client(key).chat().completions().create(chat("model-06")).choices()).hasSize(1);
+        assertThat(openers.get(0).loads).hasSize(1);
+        assertThat(openers.get(1).loads).hasSize(1);
+        assertThat(openers.get(0).loads).isNotEqualTo(openers.get(1).loads);
+    }
+
+    @Test
+    void aWorkerThatGoesAwayIsReplacedByTheOther() throws Exception {
+        assertThat(client(key).chat().completions().create(chat("model-07")).choices()).hasSize(1);
+        int first = openers.get(0).loads.isEmpty() ? 1 : 0;
+        workers.get(first).close();
+        for (int i = 0; i < 3; i++) {
+            assertThat(client(key).chat().completions().create(chat("model-07")).choices().getFirst().message().content())
+                    .hasValue(EchoModel.ANSWER);
+        }
+        assertThat(openers.get(1 - first).loads).containsExactly("model-07");
+    }
+
+    @Test
+    void aStreamCutByItsWorkerEndsWithAnErrorEventAndNoDone() throws Exception {
+        openers.forEach(o -> o.slow.add("model-08"));
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/v1/chat/completions"))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"model-08\",\"stream\":true,\"max_tokens\":1000,"
+                        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                .build();
+        HttpResponse<java.io.InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.statusCode()).isEqualTo(200);
+        var lines = new ArrayList<String>();
+        try (var reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            for (int i = 0; i < 6; i++) lines.add(reader.readLine());
+            int serving = openers.get(0).loads.isEmpty() ? 1 : 0;
+            workers.get(serving).close();
+            String line;
+            while ((line = reader.readLine()) != null) lines.add(line);
+        }
+        String last = lines.stream().filter(l -> l.startsWith("data: ")).reduce((a, b) -> b).orElseThrow();
+        assertThat(last).contains("\"error\"").contains("\"code\":502");
+        assertThat(lines).doesNotContain("data: [DONE]");
+    }
+
+    @Test
+    void workersServeGatewaysOnlyAndEveryServerAnswersItsProbes() throws Exception {
+        int workerPort = workers.get(0).port();
+        var direct = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + workerPort + "/v1/models")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(direct.statusCode()).isEqualTo(401);
+        for (int port : new int[]{workerPort, gateway.port()}) {
+            assertThat(get(port, "/health").statusCode()).isEqualTo(200);
+            var ready = get(port, "/ready");
+            assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+        }
+        workers.get(0).drain(Duration.ofSeconds(1));
+        assertThat(get(workerPort, "/ready").statusCode()).isEqualTo(503);
+    }
+
+    private HttpResponse<String> get(int port, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/v1/chat/completions"))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private void awaitRegistryShows(String model) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < deadline) {
+            directory.refresh();
+            if (directory.live().stream().anyMatch(w -> w.models().contains(model))) return;
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new AssertionError("the registry never showed " + model);
+    }
+}
