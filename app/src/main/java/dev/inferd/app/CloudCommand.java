@@ -17,7 +17,6 @@ import picocli.CommandLine.Option;
 import dev.inferd.app.models.ModelLoading;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -26,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 /** {@code inferd cloud}: the API of {@code serve} behind API keys, rate limits and usage metering, with its dashboard. */
 @Command(name = "cloud", mixinStandardHelpOptions = true,
@@ -40,8 +38,6 @@ import java.util.concurrent.CountDownLatch;
                 "budget, unloading the least recently used idle model."})
 public final class CloudCommand implements Callable<Integer> {
     private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
-    /** With the default KV cache of an eighth of the heap each, this many models' caches fill the heap at most. */
-    static final int DEFAULT_MAX_LOADED = 8;
 
     @Mixin
     StoreOptions store;
@@ -56,30 +52,24 @@ public final class CloudCommand implements Callable<Integer> {
     @Mixin
     ModelOptionsMixin modelOptions;
 
-    @Option(names = "--max-loaded-models", defaultValue = "" + DEFAULT_MAX_LOADED, paramLabel = "N",
-            description = "models loaded at once; the least recently used idle one is unloaded for another; 0 for no "
-                    + "limit but --memory-budget (default: ${DEFAULT-VALUE}, so that the default KV caches fit the heap)")
-    int maxLoadedModels;
+    @Mixin
+    PoolOptionsMixin poolOptions;
 
-    @Option(names = "--memory-budget", defaultValue = "0", paramLabel = "SIZE", converter = ByteSize.Converter.class,
-            description = "memory all loaded models may take together (weights, their copies, KV caches), e.g. 16g "
-                    + "(default: three quarters of the machine's memory)")
-    long memoryBudget;
-
-    @Option(names = "--load-wait", defaultValue = "10s", paramLabel = "DURATION", converter = Durations.Converter.class,
-            description = "how long a request waits for its model to load before a 503 with Retry-After, e.g. 10s, 500ms, 2m (default: ${DEFAULT-VALUE})")
-    Duration loadWait;
+    @Option(names = "--drain-timeout", defaultValue = "30s", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "on SIGTERM, how long the requests under way may take to finish before the process stops; "
+                    + "/ready answers 503 meanwhile (default: ${DEFAULT-VALUE})")
+    Duration drainTimeout;
 
     @Override
     public Integer call() {
         String problem = server.problem() != null ? server.problem() : modelOptions.problem();
-        if (problem == null && maxLoadedModels < 0) problem = "--max-loaded-models must be 0 or more";
+        if (problem == null) problem = poolOptions.problem();
         if (problem != null) {
             System.err.println("inferd: " + problem);
             return 2;
         }
-        PoolLimits limits = poolLimits();
-        ModelLoading loading = cloudLoading(modelOptions.loading(server));
+        PoolLimits limits = poolOptions.poolLimits();
+        ModelLoading loading = PoolOptionsMixin.pooledLoading(modelOptions.loading(server));
         String host = server.host;
         int port = server.port(ServeCommand.DEFAULT_PORT);
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
@@ -98,13 +88,7 @@ public final class CloudCommand implements Callable<Integer> {
                 preload(cloud);
                 reloadOnHangUp(cloud);
                 printStart(cloud, db, limits);
-                var stopped = new CountDownLatch(1);
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                    System.err.println("inferd: shutting down");
-                    cloud.close();
-                    stopped.countDown();
-                }, "inferd-shutdown"));
-                stopped.await();
+                Shutdown.drainThenClose(cloud::drain, cloud, drainTimeout).await();
             }
             return 0;
         } catch (StoreException e) {
@@ -164,22 +148,6 @@ public final class CloudCommand implements Callable<Integer> {
     private static String fileId(Path file) {
         String name = file.getFileName().toString();
         return name.toLowerCase(Locale.ROOT).endsWith(".gguf") ? name.substring(0, name.length() - 5) : name;
-    }
-
-    /** The memory budget and the load wait of a deployment's model pool. */
-    PoolLimits poolLimits() {
-        PoolLimits limits = PoolLimits.defaults(physicalMemory()).withMaxLoaded(maxLoadedModels).withLoadWait(loadWait);
-        return memoryBudget > 0 ? limits.withMemoryBudget(memoryBudget) : limits;
-    }
-
-    /** The KV caches live in the heap: models loaded side by side must not each take the engine's default share of it. */
-    static ModelLoading cloudLoading(ModelLoading given) {
-        return given.kvMemory() > 0 ? given : given.withKvMemory(Runtime.getRuntime().maxMemory() / DEFAULT_MAX_LOADED);
-    }
-
-    private static long physicalMemory() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                ? os.getTotalMemorySize() : Runtime.getRuntime().maxMemory();
     }
 
     private void printStart(CloudDeployment cloud, Database db, PoolLimits limits) {

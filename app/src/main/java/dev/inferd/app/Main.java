@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point of the runnable jar behind {@code ./inferd}. */
 @Command(name = "inferd", mixinStandardHelpOptions = true, version = "inferd " + Main.VERSION,
         description = "An OpenAI-compatible inference server with its own pure-Java GGUF engine.",
-        subcommands = {ServeCommand.class, CloudCommand.class, AccountsCommand.class, KeysCommand.class, BenchGatewayCommand.class, PullCommand.class, ModelsCommand.class, BenchCommand.class, BenchServeCommand.class, SpeechBenchCommand.class})
+        subcommands = {ServeCommand.class, CloudCommand.class, GatewayCommand.class, WorkerCommand.class, AccountsCommand.class, KeysCommand.class, BenchGatewayCommand.class, PullCommand.class, ModelsCommand.class, BenchCommand.class, BenchServeCommand.class, SpeechBenchCommand.class})
 public final class Main implements Runnable {
     public static final String VERSION = "0.1.0";
 

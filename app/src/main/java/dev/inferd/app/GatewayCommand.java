@@ -1,0 +1,113 @@
+package dev.inferd.app;
+
+import dev.inferd.app.models.CatalogModelOpener;
+import dev.inferd.app.models.ModelLoading;
+import dev.inferd.app.models.ModelResolver;
+import dev.inferd.server.cloud.CloudConfig;
+import dev.inferd.server.cloud.deploy.CloudDeployment;
+import dev.inferd.server.cloud.workers.WorkerDirectory;
+import dev.inferd.server.cloud.workers.WorkerProxy;
+import dev.inferd.server.pool.PoolLimits;
+import dev.inferd.server.store.Database;
+import dev.inferd.server.store.StoreException;
+import dev.inferd.server.store.WorkerStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/** {@code inferd gateway}: the hosted API with no model of its own, routing to the workers in the registry. */
+@Command(name = "gateway", mixinStandardHelpOptions = true,
+        description = {
+                "Serve the hosted API as `cloud` does (keys, scopes, rate limits, usage, the admin API, the dashboard,",
+                "the catalog) with no model of its own: each model request goes to a worker (`inferd worker`) found in the",
+                "database's registry: one that has the model loaded and the fewest requests, the one that holds the",
+                "conversation's prefix when it is not much busier, else the worker with the most free budget loads it.",
+                "Run several gateways on one database behind any HTTP load balancer. SIGTERM drains."})
+public final class GatewayCommand implements Callable<Integer> {
+    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
+
+    @Mixin
+    StoreOptions store;
+
+    @Mixin
+    ServerOptionsMixin server;
+
+    @Mixin
+    WorkerSecretOption secret;
+
+    @Option(names = "--load-wait", defaultValue = "30s", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "how long a request waits for a worker to load its model before a 503 with Retry-After (default: ${DEFAULT-VALUE})")
+    Duration loadWait;
+
+    @Option(names = "--worker-ttl", defaultValue = "4s", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "a worker whose registration has not been renewed for this long takes no request (default: ${DEFAULT-VALUE})")
+    Duration workerTtl;
+
+    @Option(names = "--connect-timeout", defaultValue = "2s", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "how long connecting to a worker may take before the request goes to another (default: ${DEFAULT-VALUE})")
+    Duration connectTimeout;
+
+    @Option(names = "--drain-timeout", defaultValue = "30s", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "on SIGTERM, how long the requests under way may take to finish; /ready answers 503 meanwhile (default: ${DEFAULT-VALUE})")
+    Duration drainTimeout;
+
+    @Override
+    public Integer call() {
+        String problem = server.problem();
+        if (problem == null && (workerTtl.toMillis() < 200 || connectTimeout.toMillis() < 1)) {
+            problem = "--worker-ttl must be at least 200ms and --connect-timeout more than 0";
+        }
+        if (problem != null) {
+            System.err.println("inferd: " + problem);
+            return 2;
+        }
+        String shared;
+        CloudConfig config;
+        try {
+            shared = secret.secret();
+            config = store.readConfig();
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("inferd: " + e.getMessage());
+            return 2;
+        }
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
+        try (Database db = Database.open(store.databaseUrl(config));
+             var directory = new WorkerDirectory(new WorkerStore(db), workerTtl, refreshPeriod());
+             var proxy = new WorkerProxy(directory, shared, loadWait, connectTimeout)) {
+            // the gateway loads no model: its catalog only lists and checks them
+            var opener = new CatalogModelOpener(ModelResolver.fromEnvironment(), new ModelLoading(0, 0, 0, 0, 0, null), true,
+                    event -> { });
+            var catalog = new CloudDeployment.Catalog(opener, PoolLimits.defaults(0).withLoadWait(loadWait),
+                    store.config == null ? null : () -> store.readConfig().models());
+            try (CloudDeployment gateway = CloudDeployment.gateway(server.host, server.port(ServeCommand.DEFAULT_PORT),
+                    server.serverOptions(), db, config, Clock.systemUTC(), catalog, proxy,
+                    () -> directory.live().isEmpty() ? "no worker is live" : null)) {
+                String base = "http://" + server.urlHost() + ":" + gateway.port();
+                System.out.println("inferd: gateway serving on " + base + "/v1 (API keys required), dashboard " + base
+                        + "/dashboard, database " + db.describe() + "; " + directory.live().size() + " workers live. Ctrl-C drains and stops.");
+                System.out.flush();
+                Shutdown.drainThenClose(gateway::drain, gateway, drainTimeout).await();
+            }
+            return 0;
+        } catch (StoreException | IllegalArgumentException e) {
+            System.err.println("inferd: " + e.getMessage());
+            return 1;
+        } catch (IllegalStateException e) {
+            System.err.println("inferd: cannot listen on " + server.host + ":" + server.port(ServeCommand.DEFAULT_PORT) + ": " + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+    }
+
+    /** The registry is re-read a few times per ttl, so a silent worker is out within about the ttl. */
+    private Duration refreshPeriod() {
+        return Duration.ofMillis(Math.max(100, workerTtl.toMillis() / 4));
+    }
+}
