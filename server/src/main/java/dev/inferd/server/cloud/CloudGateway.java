@@ -177,9 +177,11 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
             usage.write(record);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            meter.withheld();
             throw ApiError.usageNotRecorded();
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "could not record usage, answer withheld: " + e.getMessage(), e);
+            meter.withheld();
             throw ApiError.usageNotRecorded();
         }
         meter.written(record);

@@ -33,6 +33,7 @@ public final class UsageMeter implements RequestHook {
     private boolean cancelled;
     private Refusal refusal;
     private boolean written;
+    private boolean withheld;
     private UsageRecord committed;
 
     /** Checks a model named by the request against the key's scope; throws a 403 to refuse it. */
@@ -104,13 +105,18 @@ public final class UsageMeter implements RequestHook {
      * one meter has the same id: a later one replaces the one committed.
      */
     public synchronized UsageRecord record(Pricing pricing, int fallbackStatus, long nowMillis) {
-        int finalStatus = status != 0 ? status : fallbackStatus;
+        int finalStatus = withheld ? 503 : status != 0 ? status : fallbackStatus;
         // A stream whose client left has sent its 200 already; the record says it was cut short.
         if (cancelled && finalStatus < 400) finalStatus = CLIENT_CLOSED;
         long latencyMillis = (System.nanoTime() - startNanos) / 1_000_000;
         return new UsageRecord(recordId, principal.account().id(), principal.key().id(), model, endpoint,
                 promptTokens, completionTokens, cachedTokens, audioMillis, finalStatus, latencyMillis,
                 pricing.cost(model, promptTokens, completionTokens, audioMillis), nowMillis);
+    }
+
+    /** Its record could not be committed before its answer, which was withheld: the record says 503. */
+    public synchronized void withheld() {
+        withheld = true;
     }
 
     /** True once the request's record (or its refusal's count) was handed to the writer. */
