@@ -41,7 +41,7 @@ public final class UsageStore {
      */
     public void commit(List<UsageRecord> records, List<RefusedRequests> refusals) {
         db.inTransaction(tx -> {
-            for (UsageRecord r : records) tx.update(INSERT, params(r));
+            tx.batch(INSERT, records.stream().map(UsageStore::params).toList());
             for (RefusedRequests r : refusals) tx.update(ADD_REFUSALS, refusalParams(r));
             return null;
         });
