@@ -74,7 +74,7 @@ class CloudCrashFloodTest {
             String secret;
             try (Database db = Database.open(url)) {
                 var key = new Accounts(db, Clock.systemUTC())
-                        .createKey(accountId, new KeySpec("round-" + round, KeyScopes.EVERYTHING, null, 1_000_000), Actor.cli());
+                        .createKey(accountId, new KeySpec("round-" + round, KeyScopes.EVERYTHING, null, 100_000), Actor.cli());
                 keyId = key.key().id();
                 secret = key.secret();
             }
