@@ -215,4 +215,13 @@ public final class ApiError extends RuntimeException {
     public static ApiError workerFailed(String message) {
         return new ApiError(502, UNAVAILABLE, message, null, "worker_failed", 0, true);
     }
+
+    /**
+     * 503: the request's usage record could not be committed, so the hosted gateway does not hand out its answer (an
+     * answer without a record would go unbilled). Retryable.
+     */
+    public static ApiError usageNotRecorded() {
+        return new ApiError(503, UNAVAILABLE, "The request could not be recorded for billing, so its answer was withheld. "
+                + "Please retry in a few seconds.", null, "usage_not_recorded", 1, true);
+    }
 }

@@ -40,8 +40,9 @@ import java.util.concurrent.Executors;
  *       takes a cut answer for a whole one; the client's departure closes the connection to the worker, which
  *       cancels the generation there.</li>
  *   <li>Usage: a stream always asks the worker for its usage chunk, reports the tokens to the request's
- *       {@link RequestHook} (the gateway's meter) before the final events go out, and passes the chunk on only when
- *       the client asked for it.</li>
+ *       {@link RequestHook} (the gateway's meter), and passes the chunk on only when the client asked for it. The
+ *       final events wait for the response's barrier ({@link ServerResponse#settle}): the gateway's usage record is
+ *       committed before the client can hold a whole answer, as for {@code cloud}.</li>
  * </ul>
  */
 public final class WorkerProxy implements Upstream, AutoCloseable {
@@ -180,10 +181,21 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
                 }
                 String text = event.toString();
                 event.setLength(0);
-                if (text.startsWith("data: [DONE]")) done = true;
+                boolean last = false;
+                if (text.startsWith("data: [DONE]")) {
+                    done = true;
+                    last = true;
+                }
                 if (text.startsWith("data: {") && text.contains("\"usage\":{")) {
                     JsonNode chunk = JSON.readTree(text.substring("data: ".length()));
-                    if (reportUsage(chunk, hook) && !clientWantsUsage && chunk.path("choices").isEmpty()) continue;
+                    if (reportUsage(chunk, hook)) {
+                        if (!clientWantsUsage && chunk.path("choices").isEmpty()) continue;
+                        last = true;
+                    }
+                }
+                if (last && !settled(response, out)) {
+                    done = true; // the answer is withheld: its error event is the end
+                    break;
                 }
                 write(out, (text + "\n").getBytes(StandardCharsets.UTF_8));
             }
@@ -203,6 +215,22 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
             out.close();
         } catch (IOException | RuntimeException e) {
             // the client left after the last event
+        }
+    }
+
+    /**
+     * The final events (the usage chunk, {@code [DONE]}) may go out only once the request's usage record is committed:
+     * the response's barrier ({@link ServerResponse#settle}). When it cannot be, the client gets its error event
+     * instead of the end; false then.
+     */
+    private static boolean settled(ServerResponse response, OutputStream out) {
+        try {
+            response.settle();
+            return true;
+        } catch (ApiError withheld) {
+            write(out, ("data: " + new String(dev.inferd.server.openai.WireJson.bytes(withheld.body()), StandardCharsets.UTF_8)
+                    + "\n\n").getBytes(StandardCharsets.UTF_8));
+            return false;
         }
     }
 
