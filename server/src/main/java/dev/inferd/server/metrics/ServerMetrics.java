@@ -119,7 +119,24 @@ public final class ServerMetrics {
                     s -> s.kvBlocksTotal());
             engineGauge(id, stats, "inferd.engine.kv.blocks.cached", "KV-cache blocks kept for prefix reuse",
                     s -> s.kvBlocksCached());
+            // The names the Kubernetes Gateway API Inference Extension's model-server protocol lists (vLLM's), so that
+            // its endpoint picker, or any router that reads vLLM, can balance over inferd servers as they are.
+            routerGauge(id, stats, "vllm:num_requests_waiting", "Requests waiting for a batch slot (model-server protocol)",
+                    s -> s.queuedRequests());
+            routerGauge(id, stats, "vllm:num_requests_running", "Requests being decoded (model-server protocol)",
+                    s -> s.activeSequences());
+            routerGauge(id, stats, "vllm:kv_cache_usage_perc", "KV-cache use, 0 to 1 (model-server protocol)",
+                    s -> s.kvBlocksTotal() == 0 ? 0 : (double) s.kvBlocksUsed() / s.kvBlocksTotal());
         });
+    }
+
+    private void routerGauge(String model, EngineStats stats, String name, String description,
+                             ToDoubleFunction<EngineStats.Snapshot> field) {
+        Gauge.builder(name, stats, s -> field.applyAsDouble(s.snapshot()))
+                .description(description)
+                .tag("model_name", model)
+                .strongReference(true)
+                .register(registry);
     }
 
     private void engineGauge(String model, EngineStats stats, String name, String description,

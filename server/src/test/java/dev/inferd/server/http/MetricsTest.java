@@ -105,6 +105,10 @@ class MetricsTest {
         assertThat(sample(body, "inferd_engine_kv_blocks_capacity", "model=\"batched-model\"")).hasValue(128.0);
         assertThat(sample(body, "inferd_engine_kv_blocks_cached", "model=\"batched-model\"")).hasValue(16.0);
         assertThat(body).doesNotContain("inferd_engine_queued_requests{model=\"fake-model\"}");
+        // the gauges of the Gateway API Inference Extension's model-server protocol, under vLLM's names
+        assertThat(sample(body, "vllm:num_requests_waiting", "model_name=\"batched-model\"")).hasValue(3.0);
+        assertThat(sample(body, "vllm:num_requests_running", "model_name=\"batched-model\"")).hasValue(2.0);
+        assertThat(sample(body, "vllm:kv_cache_usage_perc", "model_name=\"batched-model\"")).hasValue(40.0 / 128);
 
         queued[0] = 0;
         assertThat(sample(scrape(), "inferd_engine_queued_requests", "model=\"batched-model\"")).hasValue(0.0);
