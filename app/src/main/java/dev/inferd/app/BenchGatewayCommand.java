@@ -48,6 +48,11 @@ public final class BenchGatewayCommand implements Callable<Integer> {
     @Option(names = "--clients", defaultValue = "8", description = "concurrent clients for the throughput part (default: ${DEFAULT-VALUE})")
     int clients;
 
+    @Option(names = "--worker-model", paramLabel = "<file.gguf>",
+            description = "measure the gateway -> worker path instead: one-token completions of this model from serve alone, "
+                    + "through one gateway to a worker, and through two gateways, all in this process")
+    Path workerModel;
+
     private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
     /** One log line per request would be measured as much as the gateway: off for both servers. */
     private static final java.util.logging.Logger ACCESS_LOG = java.util.logging.Logger.getLogger("inferd.access");
@@ -57,6 +62,7 @@ public final class BenchGatewayCommand implements Callable<Integer> {
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         ACCESS_LOG.setLevel(java.util.logging.Level.WARNING);
         String url = database != null ? database : Database.sqliteUrl(Files.createTempDirectory("inferd-bench-gateway"));
+        if (workerModel != null) return new WorkerPathBench(url, workerModel, requests, rounds, clients).run();
         var config = new CloudConfig(null, 1_000_000, null, java.util.Map.of());
         try (Database db = Database.open(url);
              InferdServer plain = InferdServer.start("127.0.0.1", 0, new ModelRegistry(), new SpeechModels(), ServerOptions.defaults(), null);
