@@ -55,9 +55,13 @@ public final class BenchServeCommand implements Callable<Integer> {
             description = "the server's OpenAI base URL (default: ${DEFAULT-VALUE})")
     String url;
 
-    @Option(names = "--model", paramLabel = "<id>",
-            description = "model id to request (default: the first one the server lists)")
+    @Option(names = "--model", paramLabel = "<id>[,<id>...]",
+            description = "model id to request, or several separated by commas, taken in turn (default: the first one the server lists)")
     String model;
+
+    @Option(names = "--api-key-env", paramLabel = "NAME",
+            description = "the environment variable that holds the API key to send (a hosted deployment); default: none")
+    String apiKeyEnv;
 
     @Option(names = "--serve-model", paramLabel = "<slug|file.gguf>",
             description = "start an inferd server with this model in this process, on a free port, and load it instead of --url")
@@ -173,7 +177,8 @@ public final class BenchServeCommand implements Callable<Integer> {
                 if (model == null) return 1;
             }
             var client = new StreamingClient(http,
-                    new StreamingClient.Settings(baseUrl, model, endpoint, maxTokens, ignoreEos, timeout));
+                    new StreamingClient.Settings(baseUrl, model, endpoint, maxTokens, ignoreEos, timeout,
+                            apiKeyEnv == null ? null : System.getenv(apiKeyEnv)));
             if (!json) {
                 out.printf(Locale.ROOT, "bench-serve: %s at %s, %s, max_tokens %d, %s per client%n", model, baseUrl,
                         endpoint, maxTokens, requestsPerClient == 0 ? "requests for " + Durations.format(duration)

@@ -39,7 +39,12 @@ public final class StreamingClient {
      *                  fields, ignored by inferd) so that every request generates all its tokens
      */
     public record Settings(String baseUrl, String model, Endpoint endpoint, int maxTokens, boolean ignoreEos,
-                           Duration timeout) {
+                           Duration timeout, String apiKey) {
+
+        /** With no API key of its own (a placeholder the local servers ignore). */
+        public Settings(String baseUrl, String model, Endpoint endpoint, int maxTokens, boolean ignoreEos, Duration timeout) {
+            this(baseUrl, model, endpoint, maxTokens, ignoreEos, timeout, null);
+        }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -47,16 +52,20 @@ public final class StreamingClient {
     private final HttpClient http;
     private final Settings settings;
     private final URI uri;
+    /** A comma-separated model is several models, taken in turn by successive requests. */
+    private final String[] models;
+    private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
 
     public StreamingClient(HttpClient http, Settings settings) {
         this.http = http;
         this.settings = settings;
+        this.models = settings.model().split(",");
         this.uri = URI.create(settings.baseUrl() + settings.endpoint().path);
     }
 
     String body(String prompt) {
         ObjectNode body = JSON.createObjectNode();
-        body.put("model", settings.model());
+        body.put("model", models[Math.floorMod(next.getAndIncrement(), models.length)]);
         if (settings.endpoint() == Endpoint.chat) {
             body.putArray("messages").addObject().put("role", "user").put("content", prompt);
         } else {
@@ -80,7 +89,7 @@ public final class StreamingClient {
         HttpRequest request = HttpRequest.newBuilder(uri)
                 .timeout(settings.timeout())
                 .header("Content-Type", "application/json")
-                .header("Authorization", "Bearer sk-bench")
+                .header("Authorization", "Bearer " + (settings.apiKey() == null ? "sk-bench" : settings.apiKey()))
                 .POST(HttpRequest.BodyPublishers.ofString(body(prompt)))
                 .build();
         try {
