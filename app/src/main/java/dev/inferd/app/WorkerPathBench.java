@@ -63,6 +63,7 @@ final class WorkerPathBench {
         var clock = Clock.systemUTC();
         List<AutoCloseable> open = new ArrayList<>();
         try (Database db = Database.open(databaseUrl)) {
+            try {
             new CatalogStore(db).addAll(List.of(new CatalogModel(MODEL, "bench", "chat", modelFile.toAbsolutePath().toString(),
                     clock.millis() / 1000)));
             var accounts = new Accounts(db, clock);
@@ -120,8 +121,10 @@ final class WorkerPathBench {
                     (percentile(gatewayNanos, 50) - percentile(serveNanos, 50)) / 1e6,
                     (percentile(gatewayNanos, 99) - percentile(serveNanos, 99)) / 1e6, 100 * oneRps / serveRps,
                     100 * twoRps / serveRps);
-        } finally {
-            for (AutoCloseable c : open.reversed()) c.close();
+            } finally {
+                // the servers and the registry's users go before the database they write to
+                for (AutoCloseable c : open.reversed()) c.close();
+            }
         }
         return 0;
     }
