@@ -66,9 +66,11 @@ echo "== one worker, both models"
 kill "$w1"; wait "$w1" 2>/dev/null || true
 sleep 4 # the gateway drops the stopped worker
 start_worker w2
+await_ready "$gateway_port" # the gateway has read the registry since
 warm synth-a
 sleep 2 # the registry shows synth-a on w2, so the next load goes to the worker with the most free budget
 start_worker w3
+sleep 2 # the gateway reads the registry a few times per --worker-ttl
 warm synth-b
 echo "== two workers, one model each"
 ./inferd bench-serve --url "http://127.0.0.1:$gateway_port/v1" --model synth-a,synth-b --api-key-env BENCH_KEY "$@"

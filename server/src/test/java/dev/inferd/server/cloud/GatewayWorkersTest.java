@@ -146,6 +146,22 @@ class GatewayWorkersTest {
     }
 
     @Test
+    void requestsForAModelBeingLoadedWaitForTheOneLoad() throws Exception {
+        var gates = openers.stream().map(o -> o.gate("model-09")).toList();
+        var answers = new ArrayList<java.util.concurrent.Future<String>>();
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 4; i++) {
+                answers.add(pool.submit(() -> client(key).chat().completions().create(chat("model-09")).choices().getFirst()
+                        .message().content().orElseThrow()));
+            }
+            Thread.sleep(500);
+            gates.forEach(java.util.concurrent.CountDownLatch::countDown);
+            for (var answer : answers) assertThat(answer.get()).isEqualTo(EchoModel.ANSWER);
+        }
+        assertThat(openers.stream().mapToInt(o -> o.loads.size()).sum()).isEqualTo(1);
+    }
+
+    @Test
     void aKeyOutsideItsModelScopeIsRefusedAtTheGatewayAndNoWorkerLoadsAnything() {
         var scoped = gateway.accounts().createKey(accountId,
                 new KeySpec("scoped", new KeyScopes(List.of("model-03"), List.of()), null, null), TEST);

@@ -59,7 +59,8 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
             + "\",\"param\":null,\"code\":502}}\n\n").getBytes(StandardCharsets.UTF_8);
     /** How long a request waits between two asks while its model loads on a worker. */
     private static final Duration LOAD_POLL = Duration.ofMillis(250);
-    private static final int MAX_ATTEMPTS = 8;
+    /** Workers one request may find failing before it gives up (the load wait bounds the rest). */
+    private static final int MAX_FAILED_WORKERS = 8;
 
     private final WorkerDirectory directory;
     private final String secret;
@@ -93,9 +94,9 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
         String affinity = Affinity.of(request, body);
         long deadline = System.nanoTime() + loadWait.toNanos();
         Set<String> failed = new HashSet<>();
-        for (int attempt = 0; ; attempt++) {
+        while (true) {
             Optional<WorkerDirectory.Target> target = directory.choose(model, affinity, failed, loadWait);
-            if (target.isEmpty() || attempt >= MAX_ATTEMPTS) {
+            if (target.isEmpty() || failed.size() >= MAX_FAILED_WORKERS) {
                 throw ApiError.noWorker(failed.isEmpty() ? "No worker is serving now. Please retry in a few seconds."
                         : "No worker could take the request now. Please retry in a few seconds.", 2);
             }
