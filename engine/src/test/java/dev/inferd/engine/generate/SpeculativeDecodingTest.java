@@ -184,6 +184,81 @@ class SpeculativeDecodingTest {
         assertThat(selfDraft.stats().acceptedDraftTokens() - before).isGreaterThan(10);
     }
 
+    /**
+     * The token after a forced first one, sampled at temperature 1 by n = 4 choices a request, through
+     * the scheduler with a draft model: its counts against the target's distribution at that position
+     * (from a plain run's log-probabilities), by a chi-square test at a significance of 0.001. The
+     * rolled twin's drafts are rejected and resampled nearly always, the file's own kept always.
+     */
+    @Test
+    void sampledTokensAfterADraftAreDistributedAsTheTargets() {
+        int[] prompt = plain.textPrompt("Once upon a time");
+        int forced = run(plain, greedy("Once upon a time", 1)).tokens().getFirst().getFirst();
+        var reference = run(plain, new GenerationRequest(prompt, 1, 2, List.of(), SamplingParams.GREEDY, 20, () -> new Forced(forced, 0)));
+        Map<Integer, Double> expected = new java.util.HashMap<>();
+        for (String alternative : reference.logprobs().getFirst().get(1).replaceAll(".*:\\[|\\]", "").split(", ")) {
+            String[] parts = alternative.split("=");
+            expected.put(Integer.parseInt(parts[0]), Math.exp(Double.parseDouble(parts[1])));
+        }
+        for (var g : List.of(disagreeingDraft, selfDraft)) {
+            long draftedBefore = g.stats().draftTokens();
+            Map<Integer, Integer> counts = new java.util.HashMap<>();
+            int samples = 0;
+            for (int i = 0; i < 400; i++) {
+                var sampled = new SamplingParams(1f, 1f, 4L * i, 0f, 0f, Map.of());
+                var out = run(g, new GenerationRequest(prompt, 4, 3, List.of(), sampled, 0, () -> new Forced(forced, 0)));
+                for (List<Integer> ids : out.tokens()) {
+                    counts.merge(ids.get(1), 1, Integer::sum);
+                    samples++;
+                }
+            }
+            assertThat(g.stats().draftTokens() - draftedBefore).as("second tokens verified against a draft").isGreaterThanOrEqualTo(samples);
+            double chi = 0;
+            int categories = 0;
+            double otherExpected = samples;
+            int otherObserved = samples;
+            for (var e : expected.entrySet()) {
+                double exp = e.getValue() * samples;
+                if (exp < 5) continue;
+                int obs = counts.getOrDefault(e.getKey(), 0);
+                chi += (obs - exp) * (obs - exp) / exp;
+                categories++;
+                otherExpected -= exp;
+                otherObserved -= obs;
+            }
+            if (otherExpected >= 5) {
+                chi += (otherObserved - otherExpected) * (otherObserved - otherExpected) / otherExpected;
+                categories++;
+            }
+            assertThat(categories).isGreaterThan(3);
+            assertThat(chi).as("chi-square of %s against %s", counts, expected)
+                    .isLessThan(dev.inferd.engine.sample.SpeculativeSamplingTest.chiSquareCritical(categories - 1));
+        }
+    }
+
+    /** Forces token {@code token} at the first position, then allows anything; copied for drafts. */
+    private record Forced(int token, int[] taken) implements TokenConstraint {
+        Forced(int token, int taken) {
+            this(token, new int[] {taken});
+        }
+
+        @Override
+        public void mask(float[] logits) {
+            if (taken[0] > 0) return;
+            for (int t = 0; t < logits.length; t++) if (t != token) logits[t] = Float.NEGATIVE_INFINITY;
+        }
+
+        @Override
+        public void accept(int t) {
+            taken[0]++;
+        }
+
+        @Override
+        public TokenConstraint copy() {
+            return new Forced(token, taken[0]);
+        }
+    }
+
     @Test
     void aDraftWhoseVocabularyDiffersIsRefused() throws Exception {
         Path renamed = DraftTwins.renamed(model, dir.resolve("renamed.gguf"), Map.of(300, "zzz"));
