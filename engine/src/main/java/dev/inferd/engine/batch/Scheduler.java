@@ -96,6 +96,8 @@ public final class Scheduler implements AutoCloseable {
     private long draftTokens;
     private long acceptedDraftTokens;
     private final Speculation speculation;
+    /** Whether sequences draft (on when the speculation is enabled; a benchmark turns it off and on to compare). */
+    private volatile boolean speculating = true;
     /** The draft model's runner, or null. */
     private final DraftModel draftModel;
 
@@ -146,6 +148,11 @@ public final class Scheduler implements AutoCloseable {
 
     public Config config() {
         return config;
+    }
+
+    /** Turns drafting on or off for the steps to come (it is on from the start where {@link Speculation#enabled}). */
+    public void setSpeculating(boolean speculating) {
+        this.speculating = speculating;
     }
 
     /** The batch a draft model under a scheduler of {@code config} must take. */
@@ -346,7 +353,7 @@ public final class Scheduler implements AutoCloseable {
      * the draft length follows the sequence's acceptance and the number of decoding sequences.
      */
     private List<SequenceSlot> proposeDrafts() {
-        if (!speculation.enabled()) return List.of();
+        if (!speculation.enabled() || !speculating) return List.of();
         List<SequenceSlot> decoding = new ArrayList<>();
         for (RequestState r : running) {
             if (!r.forked) continue;

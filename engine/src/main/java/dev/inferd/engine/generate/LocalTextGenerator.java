@@ -333,6 +333,11 @@ public final class LocalTextGenerator implements TextGenerator {
         return generation;
     }
 
+    /** Turns speculative decoding (a draft model's, or prompt lookup) off or back on for what runs next: for comparisons. */
+    public void setSpeculating(boolean speculating) {
+        scheduler.setSpeculating(speculating);
+    }
+
     /** The scheduler's current figures (queue, sequences, KV blocks, token counters), for metrics. */
     public SchedulerStats stats() {
         return scheduler.stats();
