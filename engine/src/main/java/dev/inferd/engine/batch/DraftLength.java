@@ -40,11 +40,12 @@ final class DraftLength {
         acceptance = 0.7 * acceptance + 0.3 * accepted / proposed;
         observed++;
         length = accepted == proposed ? Math.min(maxDraft, length + 2) : Math.max(1, accepted + 1);
-        if (observed >= 3 && acceptance < MIN_ACCEPTANCE) {
+        if (observed >= 2 && acceptance < MIN_ACCEPTANCE) {
             pausedSteps = nextPause;
             nextPause = Math.min(LONGEST_PAUSE, nextPause * 2);
-            acceptance = 0.5; // a fresh start when it tries again
-            observed = 0;
+            // one more failed draft after the pause starts the next, longer one; a good one keeps drafting
+            acceptance = MIN_ACCEPTANCE + 0.05;
+            observed = 1;
             length = 1;
         } else if (acceptance >= 0.5) {
             nextPause = FIRST_PAUSE;

@@ -77,6 +77,7 @@ final class DraftModel {
             if (!cache.ensureWritable(seq, from, reach)) continue;
             int promptLength = s.owner.request.prompt().length;
             int[] tokens = s.tokens();
+            if (!inDraftVocabulary(tokens, from, from + count)) continue; // an id only the target's padding has
             for (int p = from; p < from + count; p++) {
                 batch.add(seq, p, tokens[p], whole && p == s.size() - 1, p < promptLength);
             }
@@ -112,6 +113,12 @@ final class DraftModel {
             }
         }
         for (SequenceSlot s : round) s.owner.request.endDraft(s.choice);
+    }
+
+    private boolean inDraftVocabulary(int[] tokens, int from, int to) {
+        int vocab = model.config().vocabSize();
+        for (int p = from; p < to; p++) if (tokens[p] >= vocab) return false;
+        return true;
     }
 
     /** The slot's next draft token from logits row {@code row}; false when the slot's draft ends here. */

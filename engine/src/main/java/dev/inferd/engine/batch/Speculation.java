@@ -33,8 +33,11 @@ public record Speculation(Model draft, boolean promptLookup, int maxDraft) {
         return draft != null || promptLookup;
     }
 
-    /** The batch the target model must take under a scheduler of {@code config}: every sequence's draft beside the prompt chunk. */
+    /**
+     * The batch the target model must take under a scheduler of {@code config}: the drafts of all sequences
+     * beside the prompt chunk and the sequences' own tokens (the drafts of a step share {@link DraftLength#VERIFY_ROWS}).
+     */
     public int targetBatch(Scheduler.Config config) {
-        return config.maxBatch() + (enabled() ? config.sequences() * maxDraft : 0);
+        return config.maxBatch() + (enabled() ? DraftLength.VERIFY_ROWS : 0);
     }
 }
