@@ -260,6 +260,23 @@ class SpeculativeDecodingTest {
     }
 
     @Test
+    void aCancelledRequestStopsAndGivesItsBlocksBack() throws Exception {
+        var request = new GenerationRequest(plain.textPrompt(REPEATING), 2, 400, List.of(),
+                new SamplingParams(0f, 1f, 1L, 0f, 0f, Map.of(1, -100f, 2, -100f)), -1);
+        Generation generation = selfDraft.submit(request);
+        int texts = 0;
+        while (texts < 3) if (generation.next() instanceof GenerationEvent.Text) texts++;
+        generation.cancel();
+        GenerationResult result = null;
+        while (result == null) if (generation.next() instanceof GenerationEvent.End end) result = end.result();
+        assertThat(result.completionTokens()).isLessThan(800);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (selfDraft.stats().kvBlocksUsed() > 0 && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(selfDraft.stats().kvBlocksUsed()).isZero();
+        assertThat(selfDraft.stats().runningRequests()).isZero();
+    }
+
+    @Test
     void aDraftWhoseVocabularyDiffersIsRefused() throws Exception {
         Path renamed = DraftTwins.renamed(model, dir.resolve("renamed.gguf"), Map.of(300, "zzz"));
         assertThatThrownBy(() -> LocalTextGenerator.open(model, LocalTextGenerator.Options.DEFAULTS.withDraft(renamed)))
