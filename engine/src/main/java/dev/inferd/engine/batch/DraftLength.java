@@ -8,7 +8,7 @@ package dev.inferd.engine.batch;
  *
  * <p>With many sequences decoding together the step is no longer bound by reading the weights but by
  * computing rows, and a draft's extra rows are paid in full: the drafts of all sequences share a budget
- * of {@link #VERIFY_ROWS} rows per step, so that beyond that many streams nobody drafts.
+ * of {@link #VERIFY_ROWS} rows per step: each of n streams drafts at most VERIFY_ROWS / n - 1 tokens.
  */
 final class DraftLength {
     /** Rows per step that drafts (and their sequences' own tokens) may take together. */
