@@ -1,9 +1,6 @@
 package dev.inferd.server.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.networknt.schema.InputFormat;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
@@ -23,8 +20,8 @@ import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.TextGenerator;
 import dev.inferd.server.http.InferdServer;
+import dev.inferd.server.http.PublishedSchemas;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,11 +30,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -123,12 +118,7 @@ class ResponsesEndToEndTest {
 
     @Test
     void streamEventsAndResponsesFollowThePublishedSchemas() throws Exception {
-        Path openapi = Fixtures.dir().getParent().resolve("reference/openapi.yaml");
-        Assumptions.assumeTrue(Files.exists(openapi), "no " + openapi);
-        JsonNode document = new ObjectMapper(new YAMLFactory()).readTree(openapi.toFile());
-        Map<String, Schema> eventSchemas = eventSchemas(document);
-        Schema responseSchema = schema(document, "Response");
-
+        PublishedSchemas schemas = PublishedSchemas.load();
         String body = "{\"model\":\"stories-260k\",\"input\":\"Once upon a time\",\"max_output_tokens\":24,\"stream\":true}";
         HttpResponse<String> streamed = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/responses"))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
@@ -136,11 +126,8 @@ class ResponsesEndToEndTest {
         List<String> types = new ArrayList<>();
         for (String frame : streamed.body().split("\n\n")) {
             String data = frame.substring(frame.indexOf("data: ") + 6);
-            String type = JSON.readTree(data).get("type").asText();
-            types.add(type);
-            Schema schema = eventSchemas.get(type);
-            assertThat(schema).as("a published event type: " + type).isNotNull();
-            assertThat(complaints(schema, data)).as(type + ": " + data).isEmpty();
+            types.add(JSON.readTree(data).get("type").asText());
+            assertThat(schemas.checkEvent(data)).as(data).isEmpty();
         }
         assertThat(types).startsWith("response.created", "response.in_progress").contains("response.output_text.delta");
         assertThat(types.getLast()).isIn("response.completed", "response.incomplete");
@@ -149,28 +136,6 @@ class ResponsesEndToEndTest {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.replace(",\"stream\":true", ""))).build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertThat(complaints(responseSchema, whole.body())).as(whole.body()).isEmpty();
-    }
-
-    /** Each {@code ResponseStreamEvent} variant's schema, by its {@code type}. */
-    private static Map<String, Schema> eventSchemas(JsonNode document) {
-        Map<String, Schema> byType = new HashMap<>();
-        JsonNode schemas = document.get("components").get("schemas");
-        for (JsonNode ref : schemas.get("ResponseStreamEvent").get("anyOf") != null
-                ? schemas.get("ResponseStreamEvent").get("anyOf") : schemas.get("ResponseStreamEvent").get("oneOf")) {
-            String name = ref.get("$ref").asText().substring("#/components/schemas/".length());
-            JsonNode type = schemas.get(name).path("properties").path("type").path("enum");
-            if (type.isArray() && !type.isEmpty()) byType.put(type.get(0).asText(), schema(document, name));
-        }
-        return byType;
-    }
-
-    /** A component schema of the document, its references resolved inside the document. */
-    private static Schema schema(JsonNode document, String name) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("$schema", "https://json-schema.org/draft/2020-12/schema");
-        root.set("components", document.get("components"));
-        root.put("$ref", "#/components/schemas/" + name);
-        return SCHEMAS.getSchema(root);
+        assertThat(schemas.check("Response", whole.body())).as(whole.body()).isEmpty();
     }
 }
