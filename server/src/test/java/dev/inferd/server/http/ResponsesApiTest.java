@@ -131,6 +131,21 @@ class ResponsesApiTest {
     }
 
     @Test
+    void aGenerationThatFailsMidStreamEndsWithErrorAndResponseFailed() throws Exception {
+        server.model.failAfterTokens(3);
+        try {
+            String body = server.post("/v1/responses", "{\"model\":\"fake-model\",\"input\":\"Hi\",\"stream\":true}")
+                    .body();
+            List<String> events = body.lines().filter(l -> l.startsWith("event: ")).map(l -> l.substring(7)).toList();
+            assertThat(events).contains("response.output_text.delta");
+            assertThat(events.subList(events.size() - 2, events.size())).containsExactly("error", "response.failed");
+            assertThat(body).contains("\"status\":\"failed\"");
+        } finally {
+            server.model.failAfterTokens(-1);
+        }
+    }
+
+    @Test
     void keptResponsesCanBeRetrievedListedContinuedAndDeleted() {
         Response first = client.responses().create(hello().build());
         Response again = client.responses().retrieve(first.id());
@@ -179,6 +194,33 @@ class ResponsesApiTest {
                 .inputOfResponse(List.of(ResponseInputItem.ofFunctionCallOutput(ResponseInputItem.FunctionCallOutput
                         .builder().callId(call.callId()).output("{\"sky\":\"sunny\"}").build()))).build());
         assertThat(text(answer)).isEqualTo("It is sunny.");
+    }
+
+    @Test
+    void namespaceAndCustomToolsAreFunctionsToTheModelAndTheirOwnItemsToTheClient() throws Exception {
+        String tools = """
+                "tools":[{"type":"namespace","name":"files","description":"File tools","tools":[
+                  {"type":"function","name":"read","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}]},
+                 {"type":"custom","name":"apply_patch","description":"Applies a patch"},
+                 {"type":"web_search"}]""";
+        server.oddModel.template(HERMES_TEMPLATE).text("<tool_call>\n{\"name\": \"files__read\", \"arguments\": "
+                + "{\"path\": \"a.txt\"}}\n</tool_call>");
+        JsonNode first = TestServer.json(server.post("/v1/responses",
+                "{\"model\":\"org/tiny-model:Q8_0\",\"input\":\"Read a.txt\"," + tools + "}"));
+        JsonNode call = first.get("output").get(0);
+        assertThat(call.get("type").asText()).isEqualTo("function_call");
+        assertThat(call.get("namespace").asText()).isEqualTo("files");
+        assertThat(call.get("name").asText()).isEqualTo("read");
+
+        server.oddModel.text("<tool_call>\n{\"name\": \"apply_patch\", \"arguments\": {\"input\": \"*** Begin Patch\"}}"
+                + "\n</tool_call>");
+        JsonNode second = TestServer.json(server.post("/v1/responses", "{\"model\":\"org/tiny-model:Q8_0\",\"previous_response_id\":\""
+                + first.get("id").asText() + "\",\"input\":[{\"type\":\"function_call_output\",\"call_id\":\""
+                + call.get("call_id").asText() + "\",\"output\":\"hello\"}]," + tools + "}"));
+        JsonNode custom = second.get("output").get(0);
+        assertThat(custom.get("type").asText()).isEqualTo("custom_tool_call");
+        assertThat(custom.get("name").asText()).isEqualTo("apply_patch");
+        assertThat(custom.get("input").asText()).isEqualTo("*** Begin Patch");
     }
 
     @Test
