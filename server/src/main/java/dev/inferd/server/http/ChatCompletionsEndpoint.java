@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.TokenLogprob;
 import dev.inferd.server.conversation.CapPolicy;
 import dev.inferd.server.conversation.ChoiceOutput;
 import dev.inferd.server.conversation.ConversationEvent;
@@ -128,7 +129,7 @@ final class ChatCompletionsEndpoint {
             }
         }
 
-        private static ChatLogprobs logprobs(List<dev.inferd.engine.generate.TokenLogprob> tokens) {
+        private static ChatLogprobs logprobs(List<TokenLogprob> tokens) {
             return tokens.isEmpty() ? null : ChatLogprobs.of(tokens);
         }
     }

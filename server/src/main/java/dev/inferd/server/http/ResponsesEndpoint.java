@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inferd.engine.generate.TextGenerator;
+import dev.inferd.server.conversation.ConversationEvent;
 import dev.inferd.server.conversation.ConversationPlan;
 import dev.inferd.server.conversation.ConversationPlanner;
 import dev.inferd.server.conversation.ConversationRequest;
@@ -19,6 +20,7 @@ import dev.inferd.server.responses.ResponsesRequestParser;
 import dev.inferd.server.responses.StoredResponse;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
@@ -78,7 +80,7 @@ final class ResponsesEndpoint {
 
     void get(String id, ServerRequest request, ServerResponse response) {
         StoredResponse kept = kept(RequestHook.of(request).owner(), id);
-        send(response, kept.response().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        send(response, kept.response().getBytes(StandardCharsets.UTF_8));
     }
 
     void delete(String id, ServerRequest request, ServerResponse response) {
@@ -197,7 +199,7 @@ final class ResponsesEndpoint {
         }
 
         @Override
-        public void event(SseStream sse, dev.inferd.server.conversation.ConversationEvent event) {
+        public void event(SseStream sse, ConversationEvent event) {
             assembler.accept(event);
         }
 

@@ -8,6 +8,7 @@ import dev.inferd.server.conversation.ConversationEvent;
 import dev.inferd.server.conversation.StopReason;
 import dev.inferd.server.conversation.ToolCallOutput;
 import dev.inferd.server.openai.ApiError;
+import dev.inferd.server.openai.Usage;
 import dev.inferd.server.openai.WireJson;
 
 import java.io.IOException;
@@ -207,8 +208,9 @@ public final class ResponseAssembler {
         }
     }
 
-    private void completed(dev.inferd.server.openai.Usage usage) {
-        response.set("usage", ResponseObjects.usage(usage, reasoning.isEmpty() ? 0 : tokenCount.applyAsInt(reasoning.toString())));
+    private void completed(Usage usage) {
+        int reasoningTokens = reasoning.isEmpty() ? 0 : tokenCount.applyAsInt(reasoning.toString());
+        response.set("usage", ResponseObjects.usage(usage, reasoningTokens));
         if (stop == StopReason.LENGTH) {
             response.put("status", "incomplete");
             response.putObject("incomplete_details").put("reason", "max_output_tokens");

@@ -1,6 +1,7 @@
 package dev.inferd.server.responses;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inferd.server.openai.ResponseFormat;
 
@@ -27,6 +28,6 @@ public record ResponsesRequest(ObjectNode body, String model, List<ObjectNode> i
     /** A field of the request as sent, or JSON null. */
     public JsonNode echo(String field) {
         JsonNode v = body.get(field);
-        return v == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : v;
+        return v == null ? NullNode.getInstance() : v;
     }
 }

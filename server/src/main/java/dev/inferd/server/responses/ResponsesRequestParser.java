@@ -31,7 +31,9 @@ public final class ResponsesRequestParser {
     public static ResponsesRequest parse(JsonNode body) {
         Fields f = Fields.ofBody(body);
         String model = f.requiredString("model");
-        List<ObjectNode> input = input(f.required("input"));
+        // A follow-up may send no new input (it continues from the kept response alone).
+        List<ObjectNode> input = f.node("input").isPresent() || f.string("previous_response_id").isEmpty()
+                ? input(f.required("input")) : List.of();
         String instructions = instructions(f);
         ResponseTools tools = ResponseTools.parse(f);
         ResponseFormat format = textFormat(f);

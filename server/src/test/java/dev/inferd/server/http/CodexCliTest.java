@@ -44,7 +44,8 @@ class CodexCliTest {
         Path file = SyntheticModels.write(spec, dir.resolve("codex-synthetic.gguf"));
         var model = LocalTextGenerator.open(file, new LocalTextGenerator.Options(MODEL, null, CONTEXT));
         var registry = new ModelRegistry();
-        registry.ready(MODEL, new EndsTurnAfter(model, 12, SyntheticModels.EOS));
+        List<String> prompts = new CopyOnWriteArrayList<>();
+        registry.ready(MODEL, new EndsTurnAfter(model, 12, SyntheticModels.EOS, prompts));
         List<String> seen = new CopyOnWriteArrayList<>();
         HttpFilter recorder = (request, response, next) -> {
             next.run();
@@ -86,5 +87,11 @@ class CodexCliTest {
         assertThat(codex.exitValue()).as(output).isZero();
         assertThat(seen).as(output).contains("POST /v1/responses 200");
         assertThat(seen).as(output).allMatch(s -> !s.endsWith(" 400") && !s.endsWith(" 500"));
+        // Codex's tools reached the model as functions (hosted tools are not shown; see docs/responses.md).
+        assertThat(prompts).isNotEmpty();
+        var names = java.util.regex.Pattern.compile("\"name\":\\s*\"([A-Za-z0-9_-]+)\"").matcher(prompts.getLast())
+                .results().map(m -> m.group(1)).distinct().toList();
+        System.out.println("Codex's first prompt: " + prompts.getLast().length() + " characters; tools shown: " + names);
+        assertThat(names).isNotEmpty();
     }
 }

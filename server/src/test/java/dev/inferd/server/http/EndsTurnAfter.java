@@ -17,7 +17,11 @@ import java.util.List;
  * {@code tokens} generated tokens every sequence must take the end-of-sequence token, so a reply ends as a
  * real model's does (finish reason {@code stop}) without running to the end of the context.
  */
-record EndsTurnAfter(TextGenerator model, int tokens, int endToken) implements TextGenerator {
+record EndsTurnAfter(TextGenerator model, int tokens, int endToken, List<String> prompts) implements TextGenerator {
+
+    /** @param prompts receives the text of every rendered prompt (what the model was shown) */
+    EndsTurnAfter {
+    }
 
     @Override
     public ModelDescription description() {
@@ -46,11 +50,13 @@ record EndsTurnAfter(TextGenerator model, int tokens, int endToken) implements T
 
     @Override
     public int[] chatPrompt(RenderedPrompt prompt) {
+        prompts.add(prompt.text());
         return model.chatPrompt(prompt);
     }
 
     @Override
     public int[] chatPrompt(RenderedPrompt prompt, int maxTokens) {
+        prompts.add(prompt.text());
         return model.chatPrompt(prompt, maxTokens);
     }
 
