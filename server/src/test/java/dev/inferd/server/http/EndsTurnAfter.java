@@ -23,6 +23,10 @@ record EndsTurnAfter(TextGenerator model, int tokens, int endToken, List<String>
     EndsTurnAfter {
     }
 
+    EndsTurnAfter(TextGenerator model, int tokens, int endToken) {
+        this(model, tokens, endToken, new java.util.concurrent.CopyOnWriteArrayList<>());
+    }
+
     @Override
     public ModelDescription description() {
         return model.description();
