@@ -83,8 +83,13 @@ public final class OutputConstraints {
             case ResponseFormat.Text t -> null;
             case ResponseFormat.JsonObject o -> constraint(GRAMMARS.anyObject(), generator, param);
             case ResponseFormat.JsonSchema s -> constraint(s.schema() == null ? GRAMMARS.anyValue()
-                    : compile(s.schema(), param + ".json_schema.schema"), generator, param);
+                    : compile(s.schema(), schemaParam(param)), generator, param);
         };
+    }
+
+    /** Where a format's schema sits: chat's {@code response_format.json_schema.schema}, Responses' {@code text.format.schema}. */
+    private static String schemaParam(String formatParam) {
+        return formatParam.equals("response_format") ? formatParam + ".json_schema.schema" : formatParam + ".schema";
     }
 
     /** The functions the model may call, each schema checked on its own so that a 400 names its tool. */

@@ -306,6 +306,8 @@ class ResponsesApiTest {
         assertError("{\"model\":\"fake-model\",\"input\":\"x\",\"text\":{\"format\":{\"type\":\"yaml\"}}}",
                 "text.format.type");
         assertError("{\"model\":\"fake-model\",\"input\":\"x\",\"background\":true}", "background");
+        assertError("{\"model\":\"fake-model\",\"input\":\"x\",\"text\":{\"format\":{\"type\":\"json_schema\","
+                + "\"name\":\"n\",\"schema\":{\"type\":\"object\",\"not\":{}}}}}", "text.format.schema");
         assertError("{\"model\":\"fake-model\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_image\","
                 + "\"image_url\":\"x\"}]}]}", "input[0].content[0].type");
     }
