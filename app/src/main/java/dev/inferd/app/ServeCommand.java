@@ -15,6 +15,7 @@ import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.server.http.InferdServer;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
+import dev.inferd.server.responses.MemoryResponseStore;
 import dev.inferd.server.metrics.EngineStats;
 import dev.inferd.server.openai.EngineRequests;
 import picocli.CommandLine.Command;
@@ -89,8 +90,14 @@ public final class ServeCommand implements Callable<Integer> {
     String maxBody;
 
     @Option(names = "--read-timeout", defaultValue = "30", paramLabel = "SECONDS",
-            description = "longest wait for the next bytes of a request's headers or body (default: ${DEFAULT-VALUE})")
+            description = "time a request's headers have to arrive in, in all, and the longest wait for the next "
+                    + "bytes of its body (default: ${DEFAULT-VALUE})")
     int readTimeoutSeconds;
+
+    @Option(names = "--min-body-rate", defaultValue = "1k", paramLabel = "SIZE",
+            description = "slowest a request body may arrive, in bytes a second on average after its first 5 seconds, "
+                    + "e.g. 1k; a slower one is a 400 and its connection is closed; 0 for no minimum (default: ${DEFAULT-VALUE})")
+    String minBodyRate;
 
     @Option(names = "--idle-timeout", defaultValue = "60", paramLabel = "SECONDS",
             description = "how long a keep-alive connection may sit idle between requests (default: ${DEFAULT-VALUE})")
@@ -108,6 +115,15 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--no-reasoning-split", description = "keep a thinking model's <think> text in 'content' "
             + "instead of 'reasoning_content'")
     boolean noReasoningSplit;
+
+    @Option(names = "--responses-max", defaultValue = "1000", paramLabel = "N",
+            description = "responses kept in memory for GET /v1/responses/{id} and previous_response_id; the least "
+                    + "recently used go first (default: ${DEFAULT-VALUE})")
+    int responsesMax;
+
+    @Option(names = "--responses-memory", defaultValue = "64m", paramLabel = "SIZE",
+            description = "memory the kept responses may take, e.g. 64m (default: ${DEFAULT-VALUE})")
+    String responsesMemory;
 
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
@@ -136,9 +152,11 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             options = ServerOptions.defaults().withLimits(new ServerOptions.Limits(ByteSize.parse(maxBody),
                     Duration.ofSeconds(readTimeoutSeconds), Duration.ofSeconds(idleTimeoutSeconds),
-                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections));
+                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections, ByteSize.parse(minBodyRate)))
+                    .withResponses(new MemoryResponseStore(responsesMax, ByteSize.parse(responsesMemory)));
         } catch (IllegalArgumentException e) {
-            System.err.println("inferd: --max-body, the timeouts and --max-connections: " + e.getMessage());
+            System.err.println("inferd: --max-body, the timeouts, --max-connections, --min-body-rate and the "
+                    + "--responses bounds: " + e.getMessage());
             return 2;
         }
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);

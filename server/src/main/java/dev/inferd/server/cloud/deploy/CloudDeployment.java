@@ -4,6 +4,7 @@ import dev.inferd.server.cloud.CloudConfig;
 import dev.inferd.server.cloud.CloudGateway;
 import dev.inferd.server.cloud.admin.AdminApi;
 import dev.inferd.server.cloud.auth.Accounts;
+import dev.inferd.server.cloud.auth.OperatorToken;
 import dev.inferd.server.cloud.catalog.CatalogAdmin;
 import dev.inferd.server.cloud.catalog.DeploymentCatalog;
 import dev.inferd.server.cloud.catalog.ModelOpener;
@@ -16,6 +17,7 @@ import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.pool.ModelPool;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.ResponseTable;
 
 import java.time.Clock;
 import java.util.List;
@@ -70,7 +72,7 @@ public final class CloudDeployment implements AutoCloseable {
                                         Clock clock) {
         var accounts = new Accounts(db, clock);
         var gateway = gateway(db, config, models, clock, accounts, null);
-        return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults(), gateway),
+        return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults().withResponses(new ResponseTable(db)), gateway),
                 gateway, accounts, null, null, null);
     }
 
@@ -91,7 +93,7 @@ public final class CloudDeployment implements AutoCloseable {
         var admin = new CatalogAdmin(catalog, pool, models.configuredModels());
         var gateway = gateway(db, config, registry, clock, accounts, admin);
         try {
-            return new CloudDeployment(InferdServer.start(host, port, registry, speech, ServerOptions.defaults(), gateway),
+            return new CloudDeployment(InferdServer.start(host, port, registry, speech, ServerOptions.defaults().withResponses(new ResponseTable(db)), gateway),
                     gateway, accounts, catalog, pool, admin);
         } catch (RuntimeException e) {
             pool.close();
@@ -104,7 +106,7 @@ public final class CloudDeployment implements AutoCloseable {
         String operatorToken = config.operatorToken() != null ? config.operatorToken() : System.getenv(OPERATOR_TOKEN_ENV);
         var admin = new AdminApi(db, accounts, operatorToken, catalogAdmin);
         var dashboard = new Dashboard(db, accounts, clock);
-        return new CloudGateway(db, config, models, clock, admin, dashboard);
+        return new CloudGateway(db, config, models, clock, new OperatorToken(operatorToken), admin, dashboard);
     }
 
     public int port() {
