@@ -78,9 +78,9 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
         long started = System.nanoTime();
         Principal principal;
         try {
-            principal = authenticator.authenticate(request.header("Authorization"));
+            principal = authenticator.authenticate(authorization(request));
         } catch (ApiError e) {
-            CloudHttp.sendError(response, e);
+            CloudHttp.sendError(request, response, e);
             return;
         }
         String endpoint = Endpoints.of(path);
@@ -107,11 +107,19 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
                 chain.run();
             }
         } catch (ApiError e) {
-            if (!response.isSent()) CloudHttp.sendError(response, e);
+            if (!response.isSent()) CloudHttp.sendError(request, response, e);
             meter.finished(e.status());
         } finally {
             record(meter, response.status());
         }
+    }
+
+    /** The key as a bearer token; Anthropic's SDKs send it as {@code x-api-key} instead. */
+    private static String authorization(ServerRequest request) {
+        String authorization = request.header("Authorization");
+        String apiKey = request.header("x-api-key");
+        boolean bearerMissing = authorization == null || authorization.isBlank();
+        return bearerMissing && apiKey != null && !apiKey.isBlank() ? "Bearer " + apiKey.strip() : authorization;
     }
 
     /** {@code GET /v1/models} lists what the key may use; {@code GET /v1/models/{id}} answers 403 for the rest. */

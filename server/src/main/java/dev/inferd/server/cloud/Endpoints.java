@@ -4,6 +4,8 @@ package dev.inferd.server.cloud;
 public final class Endpoints {
 
     public static final String MODELS = "models";
+    /** Anthropic's Messages API, token counting included. */
+    public static final String MESSAGES = "messages";
 
     private Endpoints() {
     }
@@ -12,6 +14,7 @@ public final class Endpoints {
     public static String of(String path) {
         String rest = path.startsWith("/v1/") ? path.substring(4) : path;
         if (rest.equals(MODELS) || rest.startsWith(MODELS + "/")) return MODELS;
+        if (rest.equals(MESSAGES) || rest.startsWith(MESSAGES + "/")) return MESSAGES;
         return rest.replace('/', '.');
     }
 }

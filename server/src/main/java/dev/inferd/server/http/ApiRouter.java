@@ -71,7 +71,7 @@ final class ApiRouter {
             return response.status();
         } catch (ApiError e) {
             if (e.status() == 429 || e.status() == 503) metrics.rejected(e.status(), e.reason());
-            if (!response.isSent()) JsonExchange.sendError(response, e);
+            if (!response.isSent()) JsonExchange.sendError(response, e, WireProtocol.of(path));
             return response.status();
         } catch (ClientGoneException e) {
             // A client's departure is its own business: one debug line, no trace.
@@ -187,7 +187,7 @@ final class ApiRouter {
         LOG.log(Level.ERROR, "request " + requestId + " (" + method + " " + path + ") failed", e);
         if (!response.isSent()) {
             try {
-                JsonExchange.sendError(response, ApiError.internal(requestId));
+                JsonExchange.sendError(response, ApiError.internal(requestId), WireProtocol.of(path));
             } catch (RuntimeException again) {
                 LOG.log(Level.DEBUG, "could not send the error response for " + requestId, again);
             }
