@@ -13,12 +13,13 @@ public record AnthropicModelList(List<Model> data, boolean hasMore, String first
 
     /** @param createdAt RFC 3339 */
     public record Model(String type, String id, String displayName, String createdAt) {
+        public static Model of(ModelObject m) {
+            return new Model("model", m.id(), m.id(), Instant.ofEpochSecond(m.created()).toString());
+        }
     }
 
     public static AnthropicModelList of(List<ModelObject> models) {
-        List<Model> data = models.stream()
-                .map(m -> new Model("model", m.id(), m.id(), Instant.ofEpochSecond(m.created()).toString()))
-                .toList();
+        List<Model> data = models.stream().map(Model::of).toList();
         return new AnthropicModelList(data, false, data.isEmpty() ? null : data.getFirst().id(),
                 data.isEmpty() ? null : data.getLast().id());
     }

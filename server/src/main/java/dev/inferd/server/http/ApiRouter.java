@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import dev.inferd.server.anthropic.AnthropicModelList;
 import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.WireJson;
@@ -22,6 +23,10 @@ final class ApiRouter {
     private static final String METRICS = "/metrics";
     private static final String TRANSCRIPTIONS = "/v1/audio/transcriptions";
     private static final String TRANSLATIONS = "/v1/audio/translations";
+    private static final String MESSAGES = WireProtocol.MESSAGES;
+    private static final String COUNT_TOKENS = MESSAGES + "/count_tokens";
+    /** Sent by Anthropic's SDKs with every request; {@code GET /v1/models} then answers in Anthropic's shape. */
+    private static final String ANTHROPIC_VERSION = "anthropic-version";
 
     /** The status recorded for a request whose client left before its response (nginx's convention). */
     static final int CLIENT_CLOSED = 499;
@@ -30,6 +35,7 @@ final class ApiRouter {
     private final ServerMetrics metrics;
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
+    private final MessagesEndpoint messages;
     private final SpeechModels speech;
     private final TranscriptionsEndpoint transcriptions;
 
@@ -46,6 +52,7 @@ final class ApiRouter {
         long maxBody = options.limits().maxBodyBytes();
         this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody, options.separateReasoning());
         this.completions = new CompletionsEndpoint(gate, systemFingerprint, maxBody);
+        this.messages = new MessagesEndpoint(gate, maxBody, options.separateReasoning());
     }
 
     void handle(ServerRequest request, ServerResponse response) {
@@ -96,7 +103,8 @@ final class ApiRouter {
     /** The route's template, so that metrics have one series per route, not per path a client made up. */
     static String routeOf(String path) {
         return switch (path) {
-            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, TRANSCRIPTIONS, TRANSLATIONS -> path;
+            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, TRANSCRIPTIONS, TRANSLATIONS, MESSAGES,
+                 COUNT_TOKENS -> path;
             default -> path.startsWith(MODELS + "/") ? MODELS + "/{id}" : "unmatched";
         };
     }
@@ -114,7 +122,8 @@ final class ApiRouter {
                 allow(method, path, "GET", response);
                 var all = new java.util.ArrayList<>(models.list());
                 all.addAll(speech.list());
-                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(ModelList.of(all)));
+                Object list = request.header(ANTHROPIC_VERSION) != null ? AnthropicModelList.of(all) : ModelList.of(all);
+                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(list));
             }
             case TRANSCRIPTIONS, TRANSLATIONS -> {
                 allow(method, path, "POST", response);
@@ -126,6 +135,16 @@ final class ApiRouter {
                     chat.handle(request, response, client);
                 }
             }
+            case MESSAGES -> {
+                allow(method, path, "POST", response);
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    messages.handle(request, response, client);
+                }
+            }
+            case COUNT_TOKENS -> {
+                allow(method, path, "POST", response);
+                messages.countTokens(request, response);
+            }
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
                 try (ClientWatch client = ClientWatch.of(request)) {
@@ -135,8 +154,9 @@ final class ApiRouter {
             default -> {
                 if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {
                     allow(method, path, "GET", response);
-                    sendGet(method, response, JsonExchange.JSON,
-                            WireJson.bytes(models.describe(path.substring(MODELS.length() + 1))));
+                    var model = models.describe(path.substring(MODELS.length() + 1));
+                    Object body = request.header(ANTHROPIC_VERSION) != null ? AnthropicModelList.Model.of(model) : model;
+                    sendGet(method, response, JsonExchange.JSON, WireJson.bytes(body));
                 } else {
                     throw ApiError.unknownUrl(method, path);
                 }
