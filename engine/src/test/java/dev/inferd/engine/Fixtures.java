@@ -31,7 +31,8 @@ public final class Fixtures {
 
     /**
      * Runs the project's set-up script {@code scripts/<script>} (which installs or fetches what a test needs) and
-     * returns the lines it printed; skips the calling test, naming {@code what} is missing, when the script fails.
+     * returns the lines it printed. When the script fails, the calling test is skipped, naming {@code what} is
+     * missing; under {@code CI=true} it fails instead, since a CI machine must provide everything.
      */
     public static List<String> fromSetupScript(String script, String what) throws IOException, InterruptedException {
         Path file = Path.of("..", "scripts", script).toAbsolutePath().normalize();
@@ -39,7 +40,11 @@ public final class Fixtures {
         Process p = new ProcessBuilder("bash", file.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         boolean done = p.waitFor(10, TimeUnit.MINUTES);
-        Assumptions.assumeTrue(done && p.exitValue() == 0, "skipped: " + what + " (scripts/" + script + " could not provide it)");
+        if (!(done && p.exitValue() == 0)) {
+            String why = what + " (scripts/" + script + " could not provide it)";
+            if ("true".equals(System.getenv("CI"))) throw new AssertionError("CI=true needs " + why);
+            Assumptions.abort("skipped: " + why);
+        }
         return out.lines().filter(l -> !l.isBlank()).toList();
     }
 
