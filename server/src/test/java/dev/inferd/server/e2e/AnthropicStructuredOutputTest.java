@@ -11,6 +11,7 @@ import dev.inferd.server.clients.NodeClients;
 import dev.inferd.server.http.InferdServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (stories260K, which knows nothing of tools) gives an input that validates against the tool's schema, whole or
  * streamed, because the server constrains the call to it; checked by an independent JSON Schema validator.
  */
+@Tag("slow")
 class AnthropicStructuredOutputTest {
     private static final String MODEL = "stories-260k";
     private static final String SCHEMA = """
