@@ -5,6 +5,7 @@ import dev.inferd.engine.generate.TokenLogprob;
 import dev.inferd.server.conversation.ChoiceOutput;
 import dev.inferd.server.conversation.ConversationEvent;
 import dev.inferd.server.conversation.ConversationPlan;
+import dev.inferd.server.conversation.EventSink;
 import dev.inferd.server.conversation.RunReader;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.Usage;
@@ -93,11 +94,19 @@ final class ConversationRun {
 
     static Collected collect(MeteredGeneration run, ConversationPlan plan, ClientWatch client)
             throws InterruptedException {
+        return collect(run, plan, client, event -> {
+        });
+    }
+
+    /** As {@link #collect(MeteredGeneration, ConversationPlan, ClientWatch)}; {@code events} hears each choice's events, one choice after the other. */
+    static Collected collect(MeteredGeneration run, ConversationPlan plan, ClientWatch client, EventSink events)
+            throws InterruptedException {
         int n = plan.request().n();
         ChoiceCollector collected = ChoiceCollector.drain(run, n, client);
         ChoiceOutput[] choices = new ChoiceOutput[n];
         RunReader reader = plan.reader(event -> {
             if (event instanceof ConversationEvent.ChoiceFinished f) choices[f.choice()] = f.output();
+            events.accept(event);
         });
         List<List<TokenLogprob>> logprobs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -107,6 +116,7 @@ final class ConversationRun {
         }
         Usage usage = Usage.of(collected.result());
         AccessLog.usage(usage);
+        reader.end(usage);
         return new Collected(List.of(choices), logprobs, usage);
     }
 }
