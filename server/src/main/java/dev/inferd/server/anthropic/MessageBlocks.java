@@ -14,7 +14,7 @@ import java.util.List;
  * {@code tool_result} blocks become tool messages (in block order, text between them a user message), an
  * assistant turn's {@code tool_use} blocks its tool calls. Thinking blocks of earlier turns are left out, as
  * Anthropic's own models do not see them again either. A {@code system} turn inside {@code messages} (Claude
- * Code sends them) stays a system message where it is.
+ * Code sends them) is a system message here; {@link SystemTurns} decides where it goes.
  */
 final class MessageBlocks {
 

@@ -41,13 +41,14 @@ public final class MessagesRequestParser {
             if (!text.isEmpty()) conversation.add(Message.system(text));
         });
         conversation.addAll(MessageBlocks.turns(f.required("messages")));
+        List<Message> turns = SystemTurns.fold(conversation);
         int maxTokens = generating ? f.intValue("max_tokens", 1, Integer.MAX_VALUE)
                 .orElseThrow(() -> ApiError.missing("max_tokens")) : 0;
         ChatTools tools = ToolFields.tools(f);
         float temperature = f.number("temperature", 0, 1).orElse(1.0).floatValue();
         float topP = f.number("top_p", 0, 1).orElse(1.0).floatValue();
         Integer topK = f.intValue("top_k", 0, Integer.MAX_VALUE).filter(k -> k > 0).orElse(null);
-        return new MessagesRequest(model, conversation, tools, maxTokens, stopSequences(f), temperature, topP, topK,
+        return new MessagesRequest(model, turns, tools, maxTokens, stopSequences(f), temperature, topP, topK,
                 generating && f.bool("stream", false), thinking(f, maxTokens, generating));
     }
 

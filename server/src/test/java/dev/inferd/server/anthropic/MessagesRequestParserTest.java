@@ -38,10 +38,25 @@ class MessagesRequestParserTest {
                 Message.assistant("Let me look.", java.util.List.of(new ToolCall("toolu_1", "get_weather", "{\"city\":\"Paris\"}"))),
                 Message.tool("toolu_1", "18C"),
                 Message.tool("toolu_2", "Error: no such city"),
-                Message.user("Thanks"),
-                Message.system("Be brief."));
+                Message.user("Thanks\nBe brief."));
         assertThat(r.thinking()).isEqualTo(MessagesRequest.Thinking.OFF);
         assertThat(r.stream()).isFalse();
+    }
+
+    @Test
+    void systemTurnsJoinTheLeadingSystemMessageOrAUserTurnSoThatEveryTemplateTakesThem() {
+        MessagesRequest r = parse("""
+                {"model":"m","max_tokens":10,"system":"A","messages":[
+                  {"role":"system","content":"B"},
+                  {"role":"user","content":"Hi"},
+                  {"role":"system","content":"Env"},
+                  {"role":"assistant","content":"Hello"},
+                  {"role":"system","content":"Later"},
+                  {"role":"user","content":"Bye"},
+                  {"role":"assistant","content":"Ciao"},
+                  {"role":"system","content":"Last"}]}""");
+        assertThat(r.conversation()).containsExactly(Message.system("A\nB"), Message.user("Hi\nEnv"),
+                Message.assistant("Hello"), Message.user("Later\nBye"), Message.assistant("Ciao"), Message.system("Last"));
     }
 
     @Test
