@@ -263,6 +263,11 @@ class CloudGatewayTest {
         UsageRecord generated = records.stream().filter(r -> r.completionTokens() > 0).findFirst().orElseThrow();
         assertThat(generated.promptTokens()).isEqualTo(inputTokens);
         assertThat(generated.completionTokens()).isEqualTo(EchoModel.ANSWER_TOKENS);
+
+        var models = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/v1/models"))
+                .header("x-api-key", metered.secret()).header("anthropic-version", "2023-06-01").GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(models.body()).contains("\"type\":\"model\"").contains("\"has_more\":false");
     }
 
     /**
