@@ -253,6 +253,7 @@ class CloudGatewayTest {
         var none = messages("/v1/messages", Map.of(), body);
         assertThat(none.statusCode()).isEqualTo(401);
         assertThat(none.body()).startsWith("{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\"");
+        assertThat(none.headers().firstValue("request-id")).isEqualTo(none.headers().firstValue("x-request-id"));
         var chatOnly = key(new KeySpec("chat only", new KeyScopes(List.of(), List.of("chat.completions")), null, null));
         var outOfScope = messages("/v1/messages", Map.of("x-api-key", chatOnly.secret()), body);
         assertThat(outOfScope.statusCode()).isEqualTo(403);
