@@ -50,8 +50,12 @@ final class MessageBlocks {
             turns.add(Message.user(content.textValue()));
             return;
         }
+        if (blocks(content, path).isEmpty()) {
+            turns.add(Message.user(""));
+            return;
+        }
         List<String> text = new ArrayList<>();
-        for (int i = 0; i < blocks(content, path).size(); i++) {
+        for (int i = 0; i < content.size(); i++) {
             String blockPath = path + ".content[" + i + "]";
             Fields block = Fields.ofObject(content.get(i), blockPath);
             String type = block.requiredString("type");
