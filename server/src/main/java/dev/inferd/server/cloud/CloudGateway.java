@@ -129,7 +129,6 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
         String path = request.path();
         if (path.equals("/v1/models")) {
             var visible = models.list().stream().filter(m -> principal.key().scopes().allowsModel(m.id())).toList();
-            response.header(CloudHttp.REQUEST_ID, CloudHttp.requestId());
             CloudHttp.sendJson(response, 200, request.header("anthropic-version") != null
                     ? AnthropicModelList.of(visible) : ModelList.of(visible));
             meter.finished(200);

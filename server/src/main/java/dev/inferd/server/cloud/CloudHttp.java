@@ -39,8 +39,6 @@ public final class CloudHttp {
         if (error.retryAfterSeconds() > 0) response.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
         if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
         if (response.header(REQUEST_ID) == null) response.header(REQUEST_ID, requestId());
-        // Anthropic's SDKs read the id from request-id.
-        if (protocol == WireProtocol.ANTHROPIC) response.header("request-id", response.header(REQUEST_ID));
         sendJson(response, error.status(), protocol.errorBody(error, response.header(REQUEST_ID)));
     }
 

@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 final class ApiRouter {
 
     static final String REQUEST_ID = "x-request-id";
-    private static final String ANTHROPIC_REQUEST_ID = "request-id";
     private static final System.Logger LOG = System.getLogger(ApiRouter.class.getName());
     private static final String MODELS = "/v1/models";
     private static final String METRICS = "/metrics";
@@ -61,12 +60,9 @@ final class ApiRouter {
     void handle(ServerRequest request, ServerResponse response) {
         long started = System.nanoTime();
         metrics.requestStarted();
-        String requestId = Ids.requestId();
-        response.header(REQUEST_ID, requestId);
+        String requestId = request.id();
         String method = request.method();
         String path = request.path();
-        // Anthropic's SDKs read the id from request-id (they show it in errors and on every result).
-        if (WireProtocol.of(path) == WireProtocol.ANTHROPIC) response.header(ANTHROPIC_REQUEST_ID, requestId);
         AccessLog.Entry entry = new AccessLog.Entry();
         int status = ScopedValue.where(AccessLog.CURRENT, entry).call(() -> serve(request, response, requestId, method, path));
         String route = routeOf(path);

@@ -14,6 +14,8 @@ public enum WireProtocol {
     ANTHROPIC;
 
     static final String MESSAGES = "/v1/messages";
+    /** The header Anthropic's SDKs read the request's id from; {@code x-request-id} carries it too. */
+    static final String ANTHROPIC_REQUEST_ID = "request-id";
 
     public static WireProtocol of(String path) {
         return path != null && (path.equals(MESSAGES) || path.startsWith(MESSAGES + "/")) ? ANTHROPIC : OPENAI;

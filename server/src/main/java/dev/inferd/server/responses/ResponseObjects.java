@@ -59,8 +59,8 @@ public final class ResponseObjects {
         r.put("top_logprobs", 0);
         r.put("top_p", request.topP());
         r.put("truncation", request.body().path("truncation").asText("disabled"));
-        r.putNull("usage");
-        r.set("user", request.echo("user"));
+        // usage comes with the end; user is a string when the request had one (neither is nullable)
+        if (request.body().path("user").isTextual()) r.put("user", request.body().get("user").textValue());
         JsonNode metadata = request.body().get("metadata");
         r.set("metadata", metadata == null || metadata.isNull() ? WireJson.mapper().createObjectNode() : metadata.deepCopy());
         return r;

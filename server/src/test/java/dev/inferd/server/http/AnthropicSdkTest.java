@@ -1,13 +1,10 @@
 package dev.inferd.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.inferd.server.clients.NodeClients;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,12 +31,9 @@ class AnthropicSdkTest {
     private static final FakeTextGenerator slow = new FakeTextGenerator(SLOW, 4096).text("word ".repeat(500)).delayMillis(20);
     private static final List<String> requests = new ArrayList<>();
 
-    @TempDir
-    static Path work;
-
     @BeforeAll
     static void start() throws Exception {
-        node = NodeClients.require();
+        node = NodeClients.get();
         server = new TestServer();
         server.registry.ready(THINKER, new FakeTextGenerator(THINKER, 4096).template(THINKING_TEMPLATE)
                 .text("<think>The user wants a greeting.</think> Hello there"));
@@ -53,12 +47,13 @@ class AnthropicSdkTest {
         if (server != null) server.close();
     }
 
-    private static JsonNode run(String scenarios) throws Exception {
-        var run = node.runScript("/anthropic/sdk-messages.cjs", Map.of("BASE_URL", server.base(), "SCENARIOS", scenarios,
-                "MODEL_TEXT", TestServer.ODD_MODEL, "MODEL_THINKING", THINKER, "MODEL_TOOLS", CALLER, "MODEL_SLOW", SLOW),
-                work, Duration.ofSeconds(120));
-        assertThat(run.exitCode()).as(run.stderr()).isZero();
-        return TestServer.MAPPER.readTree(run.stdout());
+    /** Runs the script's scenario; what the SDK parsed, as the script printed it. */
+    private static JsonNode run(String scenario) throws Exception {
+        String config = TestServer.MAPPER.writeValueAsString(Map.of("baseUrl", server.base(), "scenarios", List.of(scenario),
+                "modelText", TestServer.ODD_MODEL, "modelThinking", THINKER, "modelTools", CALLER, "modelSlow", SLOW));
+        List<String> out = node.run("anthropic-messages.cjs", Duration.ofSeconds(120), config);
+        assertThat(out).as("the script's output (its errors are on the test's stderr)").isNotEmpty();
+        return TestServer.MAPPER.readTree(String.join("\n", out));
     }
 
     @Test

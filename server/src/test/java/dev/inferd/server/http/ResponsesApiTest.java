@@ -215,6 +215,26 @@ class ResponsesApiTest {
     }
 
     @Test
+    void reasoningCallAndTextStreamsFollowThePublishedSchemas() throws Exception {
+        PublishedSchemas schemas = PublishedSchemas.load();
+        server.model.template(THINKING_TEMPLATE + HERMES_TEMPLATE.substring(HERMES_TEMPLATE.indexOf("{% if tools")))
+                .text("<think>Let me see.</think> Checking. <tool_call>\n{\"name\": \"get_weather\", "
+                        + "\"arguments\": {\"city\": \"Paris\"}}\n</tool_call>");
+        String body = server.post("/v1/responses", """
+                {"model":"fake-model","input":"Weather?","stream":true,"reasoning":{"effort":"low","summary":"auto"},
+                 "tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"},"strict":false}]}""")
+                .body();
+        List<String> types = new ArrayList<>();
+        for (String frame : body.split("\n\n")) {
+            String data = frame.substring(frame.indexOf("data: ") + 6);
+            types.add(TestServer.MAPPER.readTree(data).get("type").asText());
+            assertThat(schemas.checkEvent(data)).as(data).isEmpty();
+        }
+        assertThat(types).contains("response.reasoning_text.delta", "response.reasoning_summary_text.delta",
+                "response.output_text.delta", "response.function_call_arguments.done", "response.completed");
+    }
+
+    @Test
     void aCapBeyondTheContextIsClampedAndEndsIncomplete() throws Exception {
         server.model.text("word ".repeat(100).strip());
         Response response = client.responses().create(hello().maxOutputTokens(100_000).build());

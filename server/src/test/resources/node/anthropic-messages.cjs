@@ -1,8 +1,9 @@
 // Drives inferd's Messages API with the official Anthropic SDK and prints what the SDK parsed as one JSON object.
-// BASE_URL: the server; SCENARIOS: comma-separated names below; models come from the MODEL_* variables.
+// The one argument is a JSON object: baseUrl, scenarios (names below), and the models and schema they use.
 const Anthropic = require('@anthropic-ai/sdk');
 
-const client = new Anthropic({ baseURL: process.env.BASE_URL, apiKey: 'sk-dummy', maxRetries: 0, timeout: 60_000 });
+const config = JSON.parse(process.argv[2]);
+const client = new Anthropic({ baseURL: config.baseUrl, apiKey: 'sk-dummy', maxRetries: 0, timeout: 60_000 });
 const user = (text) => [{ role: 'user', content: text }];
 
 const WEATHER = {
@@ -21,7 +22,7 @@ async function streamed(params) {
 
 const scenarios = {
   async text() {
-    const params = { model: process.env.MODEL_TEXT, max_tokens: 50, messages: user('Hi'), system: 'Be brief.' };
+    const params = { model: config.modelText, max_tokens: 50, messages: user('Hi'), system: 'Be brief.' };
     const created = await client.messages.create(params);
     const counted = await client.messages.countTokens({ model: params.model, messages: params.messages, system: params.system });
     const beta = await client.beta.messages.create({ ...params, betas: ['interleaved-thinking-2025-05-14'] });
@@ -29,13 +30,13 @@ const scenarios = {
   },
 
   async thinking() {
-    const params = { model: process.env.MODEL_THINKING, max_tokens: 2000, messages: user('Think first'),
+    const params = { model: config.modelThinking, max_tokens: 2000, messages: user('Think first'),
       thinking: { type: 'enabled', budget_tokens: 1024 } };
     return { created: await client.messages.create(params), stream: await streamed(params) };
   },
 
   async tools() {
-    const model = process.env.MODEL_TOOLS;
+    const model = config.modelTools;
     const params = { model, max_tokens: 100, tools: [WEATHER], messages: user('Weather in Paris?') };
     const first = await client.messages.create(params);
     const call = first.content.find((b) => b.type === 'tool_use');
@@ -48,8 +49,8 @@ const scenarios = {
   },
 
   async structured() {
-    const model = process.env.MODEL_STRUCTURED;
-    const schema = JSON.parse(process.env.STRUCTURED_SCHEMA);
+    const model = config.modelStructured;
+    const schema = config.schema;
     const tool = { name: 'record_city', description: 'Records a city', input_schema: schema };
     const params = { model, max_tokens: 200, temperature: 0.8, top_k: 40, tools: [tool],
       tool_choice: { type: 'tool', name: 'record_city' }, messages: user('Name a city.') };
@@ -66,7 +67,7 @@ const scenarios = {
   },
 
   async cancel() {
-    const stream = client.messages.stream({ model: process.env.MODEL_SLOW, max_tokens: 1000, messages: user('Go on') });
+    const stream = client.messages.stream({ model: config.modelSlow, max_tokens: 1000, messages: user('Go on') });
     let deltas = 0;
     for await (const event of stream) {
       if (event.type === 'content_block_delta' && ++deltas === 2) {
@@ -80,7 +81,7 @@ const scenarios = {
 
 (async () => {
   const out = {};
-  for (const name of process.env.SCENARIOS.split(',')) out[name] = await scenarios[name]();
+  for (const name of config.scenarios) out[name] = await scenarios[name]();
   process.stdout.write(JSON.stringify(out));
 })().catch((e) => {
   console.error(e);

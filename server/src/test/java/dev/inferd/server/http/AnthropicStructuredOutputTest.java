@@ -1,4 +1,4 @@
-package dev.inferd.server.e2e;
+package dev.inferd.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,15 +7,11 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.generate.LocalTextGenerator;
-import dev.inferd.server.clients.NodeClients;
-import dev.inferd.server.http.InferdServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,13 +37,10 @@ class AnthropicStructuredOutputTest {
     private static InferdServer server;
     private static NodeClients node;
 
-    @TempDir
-    static Path work;
-
     @BeforeAll
     static void start() throws Exception {
         var model = LocalTextGenerator.open(Fixtures.storiesModel(), new LocalTextGenerator.Options(MODEL, null, 0));
-        node = NodeClients.require();
+        node = NodeClients.get();
         server = InferdServer.start("127.0.0.1", 0, Map.of(MODEL, model));
     }
 
@@ -58,10 +51,11 @@ class AnthropicStructuredOutputTest {
 
     @Test
     void aForcedToolsInputFollowsItsSchema() throws Exception {
-        var run = node.runScript("/anthropic/sdk-messages.cjs", Map.of("BASE_URL", "http://127.0.0.1:" + server.port(),
-                "SCENARIOS", "structured", "MODEL_STRUCTURED", MODEL, "STRUCTURED_SCHEMA", SCHEMA), work, Duration.ofSeconds(120));
-        assertThat(run.exitCode()).as(run.stderr()).isZero();
-        JsonNode out = JSON.readTree(run.stdout()).get("structured");
+        String config = JSON.writeValueAsString(Map.of("baseUrl", "http://127.0.0.1:" + server.port(),
+                "scenarios", List.of("structured"), "modelStructured", MODEL, "schema", JSON.readTree(SCHEMA)));
+        List<String> printed = node.run("anthropic-messages.cjs", Duration.ofSeconds(120), config);
+        assertThat(printed).as("the script's output (its errors are on the test's stderr)").isNotEmpty();
+        JsonNode out = JSON.readTree(String.join("\n", printed)).get("structured");
         var schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(SCHEMA, InputFormat.JSON);
         for (JsonNode message : List.of(out.get("created"), out.get("stream").get("final"))) {
             assertThat(message.get("stop_reason").asText()).as(message.toString()).isEqualTo("tool_use");
