@@ -23,7 +23,7 @@ final class MessageBlocks {
 
     static List<Message> turns(JsonNode messages) {
         if (!messages.isArray()) {
-            throw ApiError.invalidType("messages", "an array", MessagesRequestParser.describe(messages));
+            throw ApiError.invalidType("messages", "an array", Fields.describe(messages));
         }
         if (messages.isEmpty()) {
             throw ApiError.invalid("messages", "Invalid 'messages': at least one message is required.");
@@ -101,7 +101,7 @@ final class MessageBlocks {
                 case "tool_use" -> {
                     JsonNode input = block.node("input").orElse(null);
                     if (input != null && !input.isObject()) {
-                        throw ApiError.invalidType(block.path("input"), "an object", MessagesRequestParser.describe(input));
+                        throw ApiError.invalidType(block.path("input"), "an object", Fields.describe(input));
                     }
                     calls.add(new ToolCall(block.requiredString("id"), block.requiredString("name"),
                             input == null ? "{}" : input.toString()));
@@ -138,7 +138,7 @@ final class MessageBlocks {
     private static JsonNode blocks(JsonNode content, String path) {
         if (!content.isArray()) {
             throw ApiError.invalidType(path + ".content", "a string or an array of content blocks",
-                    MessagesRequestParser.describe(content));
+                    Fields.describe(content));
         }
         return content;
     }

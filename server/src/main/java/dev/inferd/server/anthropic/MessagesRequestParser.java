@@ -54,7 +54,9 @@ public final class MessagesRequestParser {
 
     private static String systemText(JsonNode system) {
         if (system.isTextual()) return system.textValue();
-        if (!system.isArray()) throw ApiError.invalidType("system", "a string or an array of text blocks", describe(system));
+        if (!system.isArray()) {
+            throw ApiError.invalidType("system", "a string or an array of text blocks", Fields.describe(system));
+        }
         List<String> texts = new ArrayList<>();
         for (int i = 0; i < system.size(); i++) {
             Fields block = Fields.ofObject(system.get(i), "system[" + i + "]");
@@ -70,7 +72,7 @@ public final class MessagesRequestParser {
 
     private static List<String> stopSequences(Fields f) {
         return f.node("stop_sequences").map(node -> {
-            if (!node.isArray()) throw ApiError.invalidType("stop_sequences", "an array of strings", describe(node));
+            if (!node.isArray()) throw ApiError.invalidType("stop_sequences", "an array of strings", Fields.describe(node));
             if (node.size() > MAX_STOP_SEQUENCES) {
                 throw ApiError.invalid("stop_sequences", "Invalid 'stop_sequences': at most " + MAX_STOP_SEQUENCES
                         + " are allowed, but got " + node.size() + ".");
@@ -78,7 +80,7 @@ public final class MessagesRequestParser {
             List<String> stops = new ArrayList<>();
             for (int i = 0; i < node.size(); i++) {
                 JsonNode s = node.get(i);
-                if (!s.isTextual()) throw ApiError.invalidType("stop_sequences[" + i + "]", "a string", describe(s));
+                if (!s.isTextual()) throw ApiError.invalidType("stop_sequences[" + i + "]", "a string", Fields.describe(s));
                 // An empty or blank sequence would stop every reply at once; Anthropic refuses it too.
                 if (s.textValue().isBlank()) {
                     throw ApiError.invalid("stop_sequences[" + i + "]", "Invalid 'stop_sequences[" + i
@@ -116,14 +118,5 @@ public final class MessagesRequestParser {
                         + "'. Supported values are: 'enabled', 'disabled' and 'adaptive'.");
             };
         }).orElse(MessagesRequest.Thinking.OFF);
-    }
-
-    static String describe(JsonNode v) {
-        if (v.isTextual()) return "a string";
-        if (v.isBoolean()) return "a boolean";
-        if (v.isNumber()) return "a number";
-        if (v.isArray()) return "an array";
-        if (v.isObject()) return "an object";
-        return "null";
     }
 }

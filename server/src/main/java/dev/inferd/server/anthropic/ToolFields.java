@@ -34,7 +34,7 @@ final class ToolFields {
         Map<String, Object> schemas = new HashMap<>();
         Set<String> leftOut = new HashSet<>();
         f.node("tools").ifPresent(tools -> {
-            if (!tools.isArray()) throw ApiError.invalidType("tools", "an array", MessagesRequestParser.describe(tools));
+            if (!tools.isArray()) throw ApiError.invalidType("tools", "an array", Fields.describe(tools));
             for (int i = 0; i < tools.size(); i++) {
                 String path = "tools[" + i + "]";
                 Fields tool = Fields.ofObject(tools.get(i), path);
@@ -54,7 +54,7 @@ final class ToolFields {
                 }
                 JsonNode schema = tool.required("input_schema");
                 if (!schema.isObject()) {
-                    throw ApiError.invalidType(path + ".input_schema", "an object", MessagesRequestParser.describe(schema));
+                    throw ApiError.invalidType(path + ".input_schema", "an object", Fields.describe(schema));
                 }
                 schemas.put(name, WireJson.mapper().convertValue(schema, Object.class));
                 definitions.add(new ToolDefinition(name, tool.string("description").orElse(null), schema.toString()));
