@@ -11,8 +11,8 @@ import java.util.SplittableRandom;
 
 /**
  * Chooses the next token of one sequence from the model's logits: logit bias, presence and frequency
- * penalties over the tokens this sequence generated so far, then greedy, or temperature and nucleus
- * (top_p) sampling with a seeded generator. One instance per sequence; its scratch buffers are sized
+ * penalties over the tokens this sequence generated so far, then greedy, or temperature, top-k and
+ * nucleus (top_p) sampling with a seeded generator. One instance per sequence; its scratch buffers are sized
  * once for the vocabulary, so choosing a token allocates nothing.
  */
 public final class Sampler {
@@ -69,7 +69,7 @@ public final class Sampler {
     public int sample(float[] logits, int offset) {
         if (prepare(logits, offset, constraint)) return argmax(work);
         float sum = softmaxNumerators();
-        return params.topP() < 1f ? sampleNucleus(sum, random) : sampleAll(sum, random);
+        return truncated() ? sampleNucleus(sum, random) : sampleAll(sum, random);
     }
 
     /**
@@ -105,6 +105,11 @@ public final class Sampler {
         return Lanes.softmaxNumerators(work, vocab, max);
     }
 
+    /** Whether top_p or top_k cut the distribution down to its most likely tokens. */
+    private boolean truncated() {
+        return params.topP() < 1f || params.topK() > 0;
+    }
+
     // ---- speculative decoding ----
 
     /**
@@ -131,7 +136,7 @@ public final class Sampler {
             token = argmax(work);
         } else {
             float sum = softmaxNumerators();
-            if (params.topP() < 1f) {
+            if (truncated()) {
                 token = nucleusDistribution(sum, q, draftRandom);
             } else {
                 float inv = 1f / sum;
@@ -167,7 +172,7 @@ public final class Sampler {
         float[] p = probabilities;
         prepare(logits, offset, constraint);
         float sum = softmaxNumerators();
-        if (params.topP() < 1f) {
+        if (truncated()) {
             nucleusDistribution(sum, p, null);
         } else {
             float inv = 1f / sum;
@@ -196,10 +201,11 @@ public final class Sampler {
     private int nucleusDistribution(float sum, float[] out, SplittableRandom draw) {
         heap.fill(work);
         double target = params.topP() * sum;
+        int limit = params.topK() > 0 ? params.topK() : Integer.MAX_VALUE;
         double kept = 0;
         int count = 0;
         int[] keptIds = heap.extracted();
-        while (heap.size() > 0) {
+        while (heap.size() > 0 && count < limit) {
             int id = heap.pop();
             keptIds[count++] = id;
             kept += work[id];
@@ -245,16 +251,18 @@ public final class Sampler {
     }
 
     /**
-     * Takes tokens in order of probability until their mass reaches top_p, then samples among them.
-     * A heap over the vocabulary makes this O(V + k log V) for k kept tokens, not a full sort.
+     * Takes tokens in order of probability until their mass reaches top_p or their number top_k, then
+     * samples among them. A heap over the vocabulary makes this O(V + k log V) for k kept tokens, not a
+     * full sort.
      */
     private int sampleNucleus(double sum, SplittableRandom random) {
         heap.fill(work);
         double target = params.topP() * sum;
+        int limit = params.topK() > 0 ? params.topK() : Integer.MAX_VALUE;
         double kept = 0;
         int count = 0;
         int[] keptIds = heap.extracted();
-        while (heap.size() > 0) {
+        while (heap.size() > 0 && count < limit) {
             int id = heap.pop();
             keptIds[count++] = id;
             kept += work[id];

@@ -59,7 +59,7 @@ public final class EngineRequests {
         // smallest positive mass keeps exactly that one token.
         float topP = s.topP() == 0f ? Float.MIN_VALUE : s.topP();
         var sampling = new SamplingParams(s.temperature(), topP, s.seed(), s.presencePenalty(), s.frequencyPenalty(),
-                s.logitBias());
+                s.logitBias(), s.topK());
         return new GenerationRequest(prompt, n, maxTokens, stop, sampling, logprobCount, constraint);
     }
 
