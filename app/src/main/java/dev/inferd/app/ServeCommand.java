@@ -7,6 +7,7 @@ import dev.inferd.speech.whisper.WhisperModel;
 import dev.inferd.speech.whisper.WhisperModelFile;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
+import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.engine.generate.ModelDescription;
 import dev.inferd.engine.generate.TextGenerator;
@@ -15,6 +16,7 @@ import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.server.http.InferdServer;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
+import dev.inferd.server.responses.MemoryResponseStore;
 import dev.inferd.server.metrics.EngineStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,11 +50,33 @@ public final class ServeCommand implements Callable<Integer> {
                     + "ggml-*.bin file for speech to text; repeatable (a chat model and a speech model side by side)")
     List<String> models;
 
+    @Option(names = "--draft", paramLabel = "<slug|file.gguf>",
+            description = "a smaller model of the same family (the same vocabulary) that drafts tokens for the text model to "
+                    + "verify several at a time: speculative decoding; greedy output stays the same token for token, sampled "
+                    + "output keeps the model's distribution")
+    String draft;
+
+    @Option(names = "--no-prompt-lookup", description = "do not draft from the prompt and the text so far (prompt lookup "
+            + "speculation, on by default where no --draft is given; it turns itself off for a sequence where it does not pay)")
+    boolean noPromptLookup;
+
     @Mixin
     ServerOptionsMixin server;
 
     @Mixin
     ModelOptionsMixin modelOptions;
+
+    @Option(names = "--responses-max", defaultValue = "1000", paramLabel = "N",
+            description = "responses kept in memory for GET /v1/responses/{id} and previous_response_id; the least "
+                    + "recently used go first (default: ${DEFAULT-VALUE})")
+    int responsesMax;
+
+    @Option(names = "--responses-memory", defaultValue = "64m", paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            description = "memory the kept responses may take, e.g. 64m (default: ${DEFAULT-VALUE})")
+    long responsesMemory;
+
+    /** The draft model once resolved (downloaded if need be), or null. */
+    private ResolvedModel resolvedDraft;
 
     @Override
     public Integer call() {
@@ -61,7 +85,17 @@ public final class ServeCommand implements Callable<Integer> {
             System.err.println("inferd: " + problem);
             return 2;
         }
-        ServerOptions options = server.serverOptions();
+        if (responsesMax < 1) {
+            System.err.println("inferd: --responses-max must be at least 1");
+            return 2;
+        }
+        ServerOptions options;
+        try {
+            options = server.serverOptions().withResponses(new MemoryResponseStore(responsesMax, responsesMemory));
+        } catch (IllegalArgumentException e) {
+            System.err.println("inferd: the --responses bounds: " + e.getMessage());
+            return 2;
+        }
         ModelLoading modelLoading = modelOptions.loading(server);
         String host = server.host;
         int port = server.port(DEFAULT_PORT);
@@ -74,6 +108,7 @@ public final class ServeCommand implements Callable<Integer> {
         List<ResolvedModel> resolved;
         try {
             resolved = resolveAll();
+            resolvedDraft = draft == null ? null : ModelResolver.fromEnvironment().resolveModel(draft, modelOptions.offline);
         } catch (ModelException e) {
             System.err.println("inferd: " + e.getMessage());
             return 1;
@@ -89,6 +124,11 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         List<ResolvedModel> textModels = resolved.stream().filter(m -> !isSpeech(m)).toList();
+        if (resolvedDraft != null && (textModels.size() != 1 || isSpeech(resolvedDraft))) {
+            System.err.println("inferd: --draft drafts for one text model: serve exactly one text --model with it, and a text "
+                    + "model as the draft");
+            return 2;
+        }
         ModelRegistry registry = new ModelRegistry();
         textModels.forEach(m -> registry.loading(m.id()));
         var running = new Running();
@@ -174,7 +214,9 @@ public final class ServeCommand implements Callable<Integer> {
             try {
                 // A file path takes its owner from the GGUF metadata; a catalog slug from the catalog.
                 String owner = model.entry().isPresent() ? model.ownedBy() : null;
-                var generator = loading.openText(model.file(), model.id(), owner, new ModelEvents(System.out));
+                var generator = LocalTextGenerator.open(model.file(), loading.options(model.id(), owner)
+                        .withDraft(resolvedDraft == null ? null : resolvedDraft.file()).withPromptLookup(!noPromptLookup),
+                        new ModelEvents(System.out));
                 if (!running.add(generator)) {
                     generator.close(); // stopped while it loaded
                     return null;

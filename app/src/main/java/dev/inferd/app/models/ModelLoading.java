@@ -33,10 +33,15 @@ public record ModelLoading(int contextLength, long kvMemory, int threads, int pa
      * @param ownedBy null to take the owner from the GGUF metadata
      */
     public LocalTextGenerator openText(Path file, String id, String ownedBy, ModelEvent.Listener listener) throws IOException {
-        return LocalTextGenerator.open(file, new LocalTextGenerator.Options(id, ownedBy, contextLength)
+        return LocalTextGenerator.open(file, options(id, ownedBy), listener);
+    }
+
+    /** The engine's options for a model, for a caller that adds its own (serve's speculative decoding). */
+    public LocalTextGenerator.Options options(String id, String ownedBy) {
+        return new LocalTextGenerator.Options(id, ownedBy, contextLength)
                 .withParallel(parallel).withKvMemory(kvMemory).withMaxQueued(maxQueued)
                 .withMaxChoices(EngineRequests.MAX_CHOICES).withThreads(threads)
-                .withCopyCache(copyCache).withAfterLoad(true), listener);
+                .withCopyCache(copyCache).withAfterLoad(true);
     }
 
     public ModelLoading withKvMemory(long bytes) {

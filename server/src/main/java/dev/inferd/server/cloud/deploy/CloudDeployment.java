@@ -20,6 +20,7 @@ import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.pool.ModelPool;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.ResponseTable;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -77,7 +78,7 @@ public final class CloudDeployment implements AutoCloseable {
                                         Clock clock) {
         var accounts = new Accounts(db, clock);
         var gateway = gateway(db, config, models, clock, accounts, null);
-        return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults(), gateway),
+        return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults().withResponses(new ResponseTable(db)), gateway),
                 gateway, accounts, null, null, null, new InFlight());
     }
 
@@ -125,7 +126,7 @@ public final class CloudDeployment implements AutoCloseable {
             return database != null ? database : more.notReady();
         };
         try {
-            var server = InferdServer.startWith(host, port, registry, speech, options,
+            var server = InferdServer.startWith(host, port, registry, speech, options.withResponses(new ResponseTable(db)),
                     new InferdServer.Parts(inFlight.around(gateway), upstream, readiness));
             return new CloudDeployment(server, gateway, accounts, catalog, pool, admin, inFlight);
         } catch (RuntimeException e) {

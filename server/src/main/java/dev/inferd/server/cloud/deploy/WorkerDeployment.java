@@ -12,6 +12,7 @@ import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.http.SpeechModels;
 import dev.inferd.server.pool.ModelPool;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.ResponseTable;
 import dev.inferd.server.store.WorkerStore;
 
 import java.time.Clock;
@@ -69,7 +70,8 @@ public final class WorkerDeployment implements AutoCloseable {
         };
         InferdServer server;
         try {
-            server = InferdServer.startWith(host, port, registry, speech, options,
+            // responses kept in the database, as under cloud, so that any worker finds them
+            server = InferdServer.startWith(host, port, registry, speech, options.withResponses(new ResponseTable(db)),
                     new InferdServer.Parts(inFlight.around(new WorkerGuard(registration.secret(), inFlight)), null, readiness));
         } catch (RuntimeException e) {
             pool.close();
