@@ -13,6 +13,8 @@ public final class GrammarConstraint implements TokenConstraint {
     private final long[] allowed;
     private GrammarMatcher matcher;
     private final TriggerWatch watch;
+    /** Tokens the sequence may still take, this one included; {@link Integer#MAX_VALUE}: no limit. */
+    private int tokensLeft = Integer.MAX_VALUE;
 
     private GrammarConstraint(TokenVocabulary vocabulary, GrammarMatcher matcher, TriggerWatch watch) {
         this.vocabulary = vocabulary;
@@ -46,7 +48,22 @@ public final class GrammarConstraint implements TokenConstraint {
 
     /** The factory giving each sequence its own matcher of {@code grammar}. */
     public static Factory factory(Grammar grammar, TokenVocabulary vocabulary) {
-        return () -> active(grammar, vocabulary);
+        return new Factory() {
+            @Override
+            public TokenConstraint forSequence() {
+                return active(grammar, vocabulary);
+            }
+
+            @Override
+            public int tokensToComplete() {
+                return grammar.matcher(vocabulary).tokensToComplete();
+            }
+        };
+    }
+
+    @Override
+    public void limit(int maxTokens) {
+        tokensLeft = maxTokens;
     }
 
     /** From the next token on, the output must follow {@code grammar} from its start. */
@@ -62,6 +79,7 @@ public final class GrammarConstraint implements TokenConstraint {
     public void mask(float[] logits) {
         if (matcher == null) return;
         matcher.fillMask(allowed);
+        if (tokensLeft != Integer.MAX_VALUE) matcher.restrictToBudget(allowed, tokensLeft);
         if (TokenMasks.count(allowed, vocabulary.size()) == 0) {
             // No token can continue (the vocabulary cannot spell what the grammar needs): end rather than pick at random.
             long[] end = vocabulary.endOfGenerationBits();
@@ -72,6 +90,7 @@ public final class GrammarConstraint implements TokenConstraint {
 
     @Override
     public void accept(int token) {
+        if (tokensLeft != Integer.MAX_VALUE) tokensLeft--;
         if (matcher != null) {
             matcher.accept(token);
         } else if (watch != null) {

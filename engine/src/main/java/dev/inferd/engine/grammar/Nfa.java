@@ -21,6 +21,14 @@ final class Nfa {
     /** Bytes that no edge tells apart share a class: transitions are stored per class. */
     final int[] byteClass = new int[256];
     final int classCount;
+    /**
+     * Per state: the fewest bytes from it to the end of its rule (calls entered cost their rule's
+     * fewest bytes), {@link #UNREACHABLE} when the rule cannot end from there.
+     */
+    final int[] bytesToRuleEnd;
+
+    /** Larger than any finite distance, and still safe to add a few of. */
+    static final int UNREACHABLE = Integer.MAX_VALUE / 4;
 
     private Nfa(Builder b) {
         int n = b.byteEdges.size();
@@ -48,6 +56,41 @@ final class Nfa {
             byteClass[v] = c;
         }
         classCount = c + 1;
+        bytesToRuleEnd = shortestToRuleEnd();
+    }
+
+    /**
+     * Bellman-Ford style relaxation until nothing changes: a state's distance is the least over its
+     * edges (a byte edge costs 1, an empty edge 0, a call edge the called rule's shortest length), and
+     * an end-of-rule state is 0. States are numbered roughly in the order their expressions appear,
+     * so sweeping backwards settles forward paths in one pass; loops and recursion take a few more.
+     */
+    private int[] shortestToRuleEnd() {
+        int n = byteEdges.length;
+        int[] dist = new int[n];
+        java.util.Arrays.fill(dist, UNREACHABLE);
+        for (int q = 0; q < n; q++) {
+            if (endOfRule[q] >= 0) dist[q] = 0;
+        }
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (int q = n - 1; q >= 0; q--) {
+                int best = dist[q];
+                int[] bytes = byteEdges[q];
+                for (int i = 0; i < bytes.length; i += 3) best = Math.min(best, dist[bytes[i + 2]] + 1);
+                for (int t : emptyEdges[q]) best = Math.min(best, dist[t]);
+                int[] calls = callEdges[q];
+                for (int i = 0; i < calls.length; i += 2) {
+                    best = Math.min(best, dist[ruleStart[calls[i]]] + dist[calls[i + 1]]);
+                }
+                if (best < dist[q]) {
+                    dist[q] = Math.min(best, UNREACHABLE);
+                    changed = true;
+                }
+            }
+        }
+        return dist;
     }
 
     int stateCount() {
