@@ -43,6 +43,7 @@ public final class EngineRequests {
             throw ApiError.completionBeyondContext(promptParam, context, prompt.length, cap);
         }
         int maxTokens = cap == null ? Math.min(room, request.maxTokensWithoutCap()) : cap;
+        if (constraint != null) checkRoomForCompleteOutput(constraint.tokensToComplete(), maxTokens);
         SamplingFields s = request.sampling();
         // top_p = 0 means "keep only the most likely token"; the engine wants a mass in (0, 1], and the
         // smallest positive mass keeps exactly that one token.
@@ -51,6 +52,21 @@ public final class EngineRequests {
                 s.logitBias());
         return new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), sampling, request.logprobCount(),
                 constraint);
+    }
+
+    /**
+     * A grammar's output is steered to be complete within the token limit; a limit below the shortest
+     * complete output cannot hold one, so it is refused before anything runs.
+     */
+    private static void checkRoomForCompleteOutput(int needed, int maxTokens) {
+        if (needed <= maxTokens) return;
+        if (needed == Integer.MAX_VALUE) {
+            throw ApiError.invalid("max_tokens", "Invalid 'max_tokens': the structured output cannot be written in "
+                    + "this model's vocabulary.");
+        }
+        throw ApiError.invalid("max_tokens", "Invalid 'max_tokens': the structured output (response_format or the "
+                + "forced tool call) needs at least " + needed + " tokens to be complete, and at most " + maxTokens
+                + " can be generated (max_tokens, or the room the prompt leaves in the context).");
     }
 
     /**
