@@ -172,6 +172,21 @@ class StructuredOutputWithinLimitEndToEndTest {
     }
 
     @Test
+    void aRequestMayAskForTheFreeLayout() throws IOException {
+        var request = ChatCompletionCreateParams.builder().model(MODEL).addUserMessage("An order, please.")
+                .responseFormat(orderFormat()).temperature(1.0).maxCompletionTokens(200)
+                .putAdditionalBodyProperty("json_layout", JsonValue.from("free"));
+        for (long seed = 0; seed < 3; seed++) {
+            var choice = client.chat().completions().create(request.seed(seed).build()).choices().getFirst();
+            String content = choice.message().content().orElseThrow();
+            assertThat(complaints(ORDER_SCHEMA, content)).as(content).isEmpty();
+        }
+        assertThatThrownBy(() -> client.chat().completions().create(request
+                .putAdditionalBodyProperty("json_layout", JsonValue.from("pretty")).build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.param()).hasValue("json_layout"));
+    }
+
+    @Test
     void aForcedCallCutByTheLimitKeepsCompleteArguments() throws IOException {
         var named = ChatCompletionToolChoiceOption.ofNamedToolChoice(ChatCompletionNamedToolChoice.builder()
                 .function(ChatCompletionNamedToolChoice.Function.builder().name("get_weather").build()).build());
