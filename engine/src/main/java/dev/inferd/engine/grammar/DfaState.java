@@ -12,7 +12,10 @@ final class DfaState {
     final boolean complete;
     /** Per byte class; null where not computed yet. */
     final DfaState[] next;
-    /** The fewest bytes that complete the output from here ({@link Nfa#UNREACHABLE}: none do). */
+    /**
+     * The shortest length of text that completes the output from here, in bytes with a special token's
+     * frame counted as one ({@link Nfa#byteEdgeCosts}); {@link Nfa#UNREACHABLE}: none does.
+     */
     final int bytesToComplete;
     /** {@link #tokensToComplete} as computed for {@link #tokensVocabulary}; -1 until then. */
     int tokensToComplete = -1;

@@ -77,7 +77,10 @@ public final class GrammarConstraint implements TokenConstraint {
 
     @Override
     public void mask(float[] logits) {
-        if (matcher == null) return;
+        if (matcher == null) {
+            if (watch != null && tokensLeft != Integer.MAX_VALUE) watch.keepRoomForACall(logits, tokensLeft, vocabulary);
+            return;
+        }
         matcher.fillMask(allowed);
         if (tokensLeft != Integer.MAX_VALUE) matcher.restrictToBudget(allowed, tokensLeft);
         if (TokenMasks.count(allowed, vocabulary.size()) == 0) {
@@ -122,6 +125,39 @@ public final class GrammarConstraint implements TokenConstraint {
         private boolean quiet;
         private final byte[] quietOpen;
         private final byte[] quietClose;
+
+        /** Tokens a call takes from its marker on (the marker's token and the grammar's shortest completion); -1 until needed. */
+        private int callTokens = -1;
+
+        /**
+         * With {@code tokensLeft} to go: a call marker only while a call opened by it can still be
+         * completed, and a thinking block closed while there is still room for one after it. Markers
+         * written as text, and replies that open as a JSON call, are not held back here: the budget
+         * steers such a call once the grammar is on, but cannot give it room it no longer has.
+         */
+        void keepRoomForACall(float[] logits, int tokensLeft, TokenVocabulary vocabulary) {
+            if (callTokens < 0) {
+                int grammarTokens = grammar.matcher(vocabulary).tokensToComplete();
+                callTokens = grammarTokens == Integer.MAX_VALUE ? Integer.MAX_VALUE : grammarTokens + 1;
+            }
+            if (callTokens == Integer.MAX_VALUE) return;
+            if (quiet) {
+                int[] close = vocabulary.specialTokens(trigger.quietClose());
+                if (close.length == 0 || tokensLeft > callTokens + 1) return;
+                // Close the thinking now: after it, the call (marker included) still fits.
+                float[] kept = new float[close.length];
+                for (int i = 0; i < close.length; i++) kept[i] = logits[close[i]];
+                java.util.Arrays.fill(logits, Float.NEGATIVE_INFINITY);
+                for (int i = 0; i < close.length; i++) logits[close[i]] = Float.isFinite(kept[i]) ? kept[i] : 0f;
+                return;
+            }
+            if (tokensLeft >= callTokens) return;
+            for (String marker : trigger.markers()) {
+                for (int t : vocabulary.specialTokens(marker)) {
+                    if (t < logits.length) logits[t] = Float.NEGATIVE_INFINITY;
+                }
+            }
+        }
 
         TriggerWatch(Grammar grammar, Trigger trigger) {
             this.grammar = grammar;

@@ -73,7 +73,7 @@ public final class GrammarMatcher {
     public void restrictToBudget(long[] allowed, int tokensLeft) {
         if (ended) return;
         int after = tokensLeft - 1;
-        boolean bytesBoundTokens = vocabulary.spellsEveryByte();
+        boolean bytesBoundTokens = lengthBoundsTokens();
         if (bytesBoundTokens && maskedState == state && maskedWorstBytes <= after) return;
         int words = vocabulary.maskWords();
         synchronized (dfa.lock) {
@@ -117,6 +117,24 @@ public final class GrammarMatcher {
             }
             if (!kept && best >= 0) allowed[best >>> 6] |= 1L << best;
         }
+    }
+
+    /** -1 until known: whether no completion takes more tokens than its length (see {@link #restrictToBudget}). */
+    private int lengthBoundsTokens = -1;
+
+    /**
+     * Whether every completion's token count is at most its length: every byte but 0xFF is a token of
+     * its own, and every special token the grammar names is one here.
+     */
+    private boolean lengthBoundsTokens() {
+        if (lengthBoundsTokens < 0) {
+            boolean bound = vocabulary.spellsEveryByte();
+            for (byte[] framed : dfa.nfa.specialTokens) {
+                bound &= vocabulary.specialTokens(TokenVocabulary.specialTokenText(framed)).length > 0;
+            }
+            lengthBoundsTokens = bound ? 1 : 0;
+        }
+        return lengthBoundsTokens == 1;
     }
 
     /**

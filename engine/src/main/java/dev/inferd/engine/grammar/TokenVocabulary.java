@@ -81,6 +81,16 @@ public final class TokenVocabulary {
         return best[0];
     }
 
+    private final Map<String, int[]> specialTokenIds = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The special tokens with this text (a call marker, {@code </think>}); empty when it is no special token here. */
+    int[] specialTokens(String text) {
+        return specialTokenIds.computeIfAbsent(text, t -> {
+            byte[] framed = specialTokenBytes(t);
+            return IntStream.range(0, size).filter(id -> Arrays.equals(tokenBytes[id], framed)).toArray();
+        });
+    }
+
     /** Whether all of {@code token}'s bytes are plain (see {@link #isPlain(int)}). */
     boolean isPlainToken(int token) {
         return (plain[token >>> 6] & 1L << token) != 0;

@@ -16,13 +16,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The shortest completion of an output from a grammar state, in bytes and in tokens. */
 class ShortestCompletionTest {
     /** Every byte but 0xFF as a token of its own, plus a few longer tokens; end of generation last. */
-    static final TokenVocabulary BYTES_AND_WORDS = vocabulary("\": \"", "\", \"", "name", "true", "null", "{\"");
+    private static final String[] WORDS = {"\": \"", "\", \"", "name", "true", "null", "{\""};
+    static final TokenVocabulary BYTES_AND_WORDS = vocabulary(WORDS);
 
-    static TokenVocabulary vocabulary(String... words) {
-        byte[][] tokens = new byte[255 + words.length + 1][];
+    static TokenVocabulary vocabulary(String[] words, String... specials) {
+        byte[][] tokens = new byte[255 + words.length + specials.length + 1][];
         for (int b = 0; b < 255; b++) tokens[b] = new byte[] {(byte) b};
         for (int i = 0; i < words.length; i++) tokens[255 + i] = words[i].getBytes(StandardCharsets.UTF_8);
-        return TokenVocabulary.of(tokens, new int[] {tokens.length - 1});
+        var named = new java.util.HashMap<Integer, String>();
+        for (int i = 0; i < specials.length; i++) named.put(255 + words.length + i, specials[i]);
+        return TokenVocabulary.of(tokens, new int[] {tokens.length - 1}, named);
     }
 
     private static String complete(String schema, String prefix) {
@@ -97,16 +100,30 @@ class ShortestCompletionTest {
     }
 
     @Test
-    void aForcedHermesCallCompletesWithItsClosingMarker() {
+    void aForcedHermesCallCompletesWithItsClosingMarkerAsASpecialTokenWhereThereIsOne() {
         var cache = new GrammarCache(4);
         var tool = new ToolCallGrammar.Tool("get_weather", MiniJsonSchemas.parse(
                 "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"unit\":{\"enum\":[\"celsius\",\"fahrenheit\"]}},\"required\":[\"city\",\"unit\"]}"));
         Grammar forced = ToolCallGrammar.forced(ToolCallFormat.HERMES, List.of(tool), false, cache);
+        String call = "\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"\", \"unit\": \"celsius\"}}\n";
         var matcher = forced.matcher(BYTES_AND_WORDS);
-        assertThat(new String(matcher.shortestCompletion(), StandardCharsets.UTF_8)).isEqualTo(
-                "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"\", \"unit\": \"celsius\"}}\n</tool_call>");
-        matcher.acceptBytes("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par".getBytes(StandardCharsets.UTF_8));
-        assertThat(new String(matcher.shortestCompletion(), StandardCharsets.UTF_8)).isEqualTo(
-                "\", \"unit\": \"celsius\"}}\n</tool_call>");
+        assertThat(new String(matcher.shortestCompletion(), StandardCharsets.ISO_8859_1)).isEqualTo(
+                framed("<tool_call>") + call + framed("</tool_call>"));
+        // Without the special tokens their text spells them, a byte a token here.
+        int withoutSpecials = matcher.tokensToComplete();
+        var specials = vocabulary(WORDS, "<tool_call>", "</tool_call>");
+        int withSpecials = forced.matcher(specials).tokensToComplete();
+        assertThat(withoutSpecials - withSpecials).as(withoutSpecials + " vs " + withSpecials).isEqualTo("<tool_call>".length() - 1 + "</tool_call>".length() - 1);
+
+        var inside = forced.matcher(specials);
+        inside.acceptBytes(TokenVocabulary.specialTokenBytes("<tool_call>"));
+        inside.acceptBytes("\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par".getBytes(StandardCharsets.UTF_8));
+        assertThat(new String(inside.shortestCompletion(), StandardCharsets.ISO_8859_1)).isEqualTo(
+                "\", \"unit\": \"celsius\"}}\n" + framed("</tool_call>"));
     }
+
+    private static String framed(String special) {
+        return new String(TokenVocabulary.specialTokenBytes(special), StandardCharsets.ISO_8859_1);
+    }
+
 }
