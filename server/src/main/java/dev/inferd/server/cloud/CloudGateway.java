@@ -118,7 +118,6 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
     private void models(Principal principal, String path, UsageMeter meter, ServerResponse response, Runnable chain) {
         if (path.equals("/v1/models")) {
             var visible = models.list().stream().filter(m -> principal.key().scopes().allowsModel(m.id())).toList();
-            response.header(CloudHttp.REQUEST_ID, CloudHttp.requestId());
             CloudHttp.sendJson(response, 200, ModelList.of(visible));
             meter.finished(200);
         } else {

@@ -22,13 +22,15 @@ public final class ServerResponse {
     private final Response response;
     private final EndPoint endPoint;
     private final Duration writeTimeout;
+    private final UnreadBody unreadBody;
     private OutputStream out;
     private boolean writing;
 
-    ServerResponse(Response response, EndPoint endPoint, Duration writeTimeout) {
+    ServerResponse(Response response, EndPoint endPoint, Duration writeTimeout, UnreadBody unreadBody) {
         this.response = response;
         this.endPoint = endPoint;
         this.writeTimeout = writeTimeout;
+        this.unreadBody = unreadBody;
     }
 
     public void status(int status) {
@@ -97,12 +99,14 @@ public final class ServerResponse {
     }
 
     /**
+     * Before the first write, what the handler left of the request body is dealt with ({@link UnreadBody}).
      * From the first write on, the connection's idle timeout is the write timeout: a write blocked that
      * long fails, and so does the request (its generation is cancelled).
      */
     private void startWriting() {
         if (!writing) {
             writing = true;
+            unreadBody.beforeAnswer(response.getHeaders());
             endPoint.setIdleTimeout(writeTimeout.toMillis());
         }
     }

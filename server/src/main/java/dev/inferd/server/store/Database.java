@@ -123,7 +123,7 @@ public final class Database implements AutoCloseable {
         try (Connection c = pool.getConnection()) {
             return query(c, sql, rows, params);
         } catch (SQLException e) {
-            throw new StoreException(sql, e);
+            throw new StoreException("the database refused a statement", sql, e);
         }
     }
 
@@ -137,7 +137,7 @@ public final class Database implements AutoCloseable {
         try (Connection c = pool.getConnection()) {
             return update(c, sql, params);
         } catch (SQLException e) {
-            throw new StoreException(sql, e);
+            throw new StoreException("the database refused a statement", sql, e);
         }
     }
 

@@ -71,6 +71,21 @@ public final class UsageStore {
         return List.copyOf(days.values());
     }
 
+    /** One key's totals on one UTC day. */
+    public record KeyDay(String keyId, UsageTotals totals) {
+    }
+
+    /** Totals per key and UTC day, oldest day first, keys in id order within a day; empty days are left out. */
+    public List<KeyDay> dailyPerKey(UsageFilter filter) {
+        var where = where(filter);
+        Map<String, UsageTotals> cells = new TreeMap<>();
+        db.query("SELECT " + SUMS + ", cost_usd, key_id, at / " + DAY_MILLIS + " AS day_index FROM usage_records" + where.sql()
+                        + " GROUP BY key_id, at / " + DAY_MILLIS + ", cost_usd",
+                r -> new KeyDay(r.getString("key_id"), sums(r, r.getLong("day_index") * DAY_MILLIS)), where.params().toArray())
+                .forEach(k -> cells.merge(String.format("%020d %s", k.totals().day(), k.keyId()), k.totals(), UsageTotals::plus));
+        return cells.entrySet().stream().map(e -> new KeyDay(e.getKey().substring(21), e.getValue())).toList();
+    }
+
     private static final String SUMS = "COUNT(*) AS requests, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion,"
             + " SUM(cached_tokens) AS cached, SUM(audio_millis) AS audio";
 

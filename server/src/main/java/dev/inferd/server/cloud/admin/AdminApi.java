@@ -6,6 +6,7 @@ import dev.inferd.server.cloud.CloudRoute;
 import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.auth.Actor;
 import dev.inferd.server.cloud.auth.Authenticator;
+import dev.inferd.server.cloud.auth.InputRules;
 import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.cloud.catalog.CatalogAdmin;
 import dev.inferd.server.cloud.usage.UsageCsv;
@@ -36,10 +37,10 @@ import java.util.Objects;
  * The operator's REST API under {@code /admin/v1/}, behind {@code Authorization: Bearer <operator token>}:
  *
  * <pre>
- * GET  /admin/v1/accounts                          POST /admin/v1/accounts {"name"}
+ * GET  /admin/v1/accounts                          POST /admin/v1/accounts {"name", "rate_limit_rps"}
  * POST /admin/v1/accounts/{account}/users          {"email", "password"}
  * GET  /admin/v1/accounts/{account}/keys           POST /admin/v1/accounts/{account}/keys {"name", "models", "endpoints", "expires_at", "rate_limit_rps"}
- * POST /admin/v1/accounts/{account}/keys/{key}/rotate {"grace_seconds"}
+ * POST /admin/v1/accounts/{account}/keys/{key}/rotate {"grace_seconds"}   (0 to 31536000, a year)
  * POST /admin/v1/accounts/{account}/keys/{key}/revoke
  * GET  /admin/v1/accounts/{account}/usage?key=&amp;model=&amp;from=&amp;to=&amp;format=csv
  * GET  /admin/v1/accounts/{account}/audit
@@ -88,7 +89,7 @@ public final class AdminApi implements CloudRoute {
         } catch (IllegalArgumentException | IllegalStateException e) {
             CloudHttp.sendError(response, ApiError.invalid(null, e.getMessage()));
         } catch (Exception e) {
-            String requestId = CloudHttp.requestId();
+            String requestId = request.id();
             LOG.log(System.Logger.Level.ERROR, "admin request " + requestId + " failed", e);
             if (!response.isSent()) CloudHttp.sendError(response, ApiError.internal(requestId));
         }
@@ -121,8 +122,12 @@ public final class AdminApi implements CloudRoute {
         if (parts.length == 1) {
             switch (method) {
                 case "GET" -> CloudHttp.sendJson(response, 200, Map.of("object", "list", "data", accounts.listAccounts()));
-                case "POST" -> CloudHttp.sendJson(response, 201,
-                        accounts.createAccount(text(body(request), "name", true), actor));
+                case "POST" -> {
+                    JsonNode body = body(request);
+                    Long rps = integer(body, "rate_limit_rps", 1, InputRules.MAX_RATE_LIMIT);
+                    CloudHttp.sendJson(response, 201, accounts.createAccount(text(body, "name", true),
+                            rps == null ? null : rps.intValue(), actor));
+                }
                 default -> throw ApiError.methodNotAllowed(method, path, "GET, POST");
             }
             return;
@@ -199,8 +204,8 @@ public final class AdminApi implements CloudRoute {
             case "rotate" -> {
                 require(method, path, "POST");
                 JsonNode body = body(request);
-                long grace = body.path("grace_seconds").asLong(0);
-                var issued = accounts.rotateKey(account.id(), keyId, Duration.ofSeconds(grace), actor);
+                Long grace = integer(body, "grace_seconds", 0, InputRules.MAX_GRACE.toSeconds());
+                var issued = accounts.rotateKey(account.id(), keyId, Duration.ofSeconds(grace == null ? 0 : grace), actor);
                 CloudHttp.sendJson(response, 200, Map.of("key", issued.key(), "secret", issued.secret()));
             }
             case "revoke" -> {
@@ -211,19 +216,31 @@ public final class AdminApi implements CloudRoute {
         }
     }
 
-    /** A key's settings from a JSON body: name, models, endpoints, expires_at (epoch ms or ISO), rate_limit_rps. */
+    /**
+     * A key's settings from a JSON body: name, models, endpoints, expires_at (a date, valid through that day in UTC;
+     * an ISO-8601 instant; or epoch ms), rate_limit_rps. Each field of the wrong type or out of range is a 400 that
+     * names it.
+     */
     static KeySpec spec(JsonNode body) {
+        JsonNode expires = body.get("expires_at");
+        Long expiresAt;
+        if (expires == null || expires.isNull()) expiresAt = null;
+        else if (expires.isTextual() || expires.isIntegralNumber()) expiresAt = InputRules.expiry(expires.asText());
+        else throw ApiError.invalidType("expires_at", "a date, an ISO-8601 instant or epoch milliseconds", type(expires));
+        Long rps = integer(body, "rate_limit_rps", 1, InputRules.MAX_RATE_LIMIT);
         return new KeySpec(text(body, "name", true), new KeyScopes(strings(body, "models"), strings(body, "endpoints")),
-                UsageReport.parseTime(text(body, "expires_at", false)),
-                body.hasNonNull("rate_limit_rps") ? body.get("rate_limit_rps").asInt() : null);
+                expiresAt, rps == null ? null : rps.intValue());
     }
 
     private static List<String> strings(JsonNode body, String field) {
         JsonNode node = body.path(field);
         if (node.isMissingNode() || node.isNull()) return List.of();
-        if (!node.isArray()) throw ApiError.invalidType(field, "an array of strings", node.getNodeType().toString().toLowerCase());
+        if (!node.isArray()) throw ApiError.invalidType(field, "an array of strings", type(node));
         List<String> out = new ArrayList<>();
-        node.forEach(n -> out.add(n.asText()));
+        for (JsonNode n : node) {
+            if (!n.isTextual()) throw ApiError.invalidType(field, "an array of strings", "an array holding " + type(n));
+            out.add(n.asText());
+        }
         return out;
     }
 
@@ -233,7 +250,22 @@ public final class AdminApi implements CloudRoute {
             if (required) throw ApiError.missing(field);
             return null;
         }
+        if (!node.isTextual()) throw ApiError.invalidType(field, "a string", type(node));
         return node.asText();
+    }
+
+    /** A whole number within [min, max], or null when absent. */
+    private static Long integer(JsonNode body, String field, long min, long max) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) return null;
+        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.asLong() < min || node.asLong() > max) {
+            throw ApiError.invalid(field, field + " is a whole number from " + min + " to " + max);
+        }
+        return node.asLong();
+    }
+
+    private static String type(JsonNode node) {
+        return node.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static JsonNode body(ServerRequest request) {
@@ -241,7 +273,9 @@ public final class AdminApi implements CloudRoute {
         try (InputStream in = request.body()) {
             byte[] bytes = in.readNBytes(MAX_BODY + 1);
             if (bytes.length > MAX_BODY) throw ApiError.payloadTooLarge(MAX_BODY);
-            return WireJson.parse(bytes);
+            JsonNode node = WireJson.parse(bytes);
+            if (!node.isObject()) throw ApiError.invalid(null, "The body must be a JSON object.");
+            return node;
         } catch (IOException e) {
             throw ApiError.unreadableBody(e.getMessage());
         }
