@@ -131,7 +131,7 @@ public final class GrammarConstraint implements TokenConstraint {
 
         /**
          * With {@code tokensLeft} to go: a call marker only while a call opened by it can still be
-         * completed, and a thinking block closed while there is still room for one after it. Markers
+         * completed, and a thinking block closed at the last step that leaves room for one after it. Markers
          * written as text, and replies that open as a JSON call, are not held back here: the budget
          * steers such a call once the grammar is on, but cannot give it room it no longer has.
          */
@@ -143,8 +143,9 @@ public final class GrammarConstraint implements TokenConstraint {
             if (callTokens == Integer.MAX_VALUE) return;
             if (quiet) {
                 int[] close = vocabulary.specialTokens(trigger.quietClose());
-                if (close.length == 0 || tokensLeft > callTokens + 1) return;
-                // Close the thinking now: after it, the call (marker included) still fits.
+                // Close the thinking at the last step after which a call (marker included) still fits;
+                // with fewer tokens than that no call can be had, and the thinking goes on as it would.
+                if (close.length == 0 || tokensLeft != callTokens + 1) return;
                 float[] kept = new float[close.length];
                 for (int i = 0; i < close.length; i++) kept[i] = logits[close[i]];
                 java.util.Arrays.fill(logits, Float.NEGATIVE_INFINITY);
