@@ -45,11 +45,28 @@ public final class OutputConstraints {
      */
     public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator, boolean thinkingApart,
                                                   boolean startsInThinking) {
-        ChatTools tools = request.tools();
-        GrammarCache grammars = grammars(request.freeJsonLayout());
+        return forOutput(request.tools(), request.responseFormat(), request.freeJsonLayout(), generator, thinkingApart,
+                startsInThinking, "response_format");
+    }
+
+    /**
+     * As {@link #forChat(ChatRequest, TextGenerator, boolean, boolean)}, for any protocol's tools and output
+     * format, in the compact JSON layout; {@code formatParam} names the field that holds the format in errors.
+     */
+    public static TokenConstraint.Factory forOutput(ChatTools tools, ResponseFormat responseFormat,
+                                                    TextGenerator generator, boolean thinkingApart,
+                                                    boolean startsInThinking, String formatParam) {
+        return forOutput(tools, responseFormat, false, generator, thinkingApart, startsInThinking, formatParam);
+    }
+
+    /** As {@link #forOutput(ChatTools, ResponseFormat, TextGenerator, boolean, boolean, String)}; {@code freeLayout}: {@code json_layout: "free"}. */
+    public static TokenConstraint.Factory forOutput(ChatTools tools, ResponseFormat responseFormat, boolean freeLayout,
+                                                    TextGenerator generator, boolean thinkingApart,
+                                                    boolean startsInThinking, String formatParam) {
+        GrammarCache grammars = grammars(freeLayout);
         if (tools.forcesCall()) {
-            if (!(request.responseFormat() instanceof ResponseFormat.Text)) {
-                throw ApiError.invalid("response_format", "Invalid 'response_format': a JSON response format cannot "
+            if (!(responseFormat instanceof ResponseFormat.Text)) {
+                throw ApiError.invalid(formatParam, "Invalid '" + formatParam + "': a JSON response format cannot "
                         + "be combined with a 'tool_choice' that forces a call.");
             }
             var allowed = allowedTools(tools, grammars);
@@ -58,7 +75,7 @@ public final class OutputConstraints {
             return constraint(compileCalls(() -> ToolCallGrammar.forced(format, allowed, false, grammars)),
                     generator, "tools");
         }
-        if (tools.parsesCalls() && request.responseFormat() instanceof ResponseFormat.Text) {
+        if (tools.parsesCalls() && responseFormat instanceof ResponseFormat.Text) {
             TokenVocabulary vocabulary = generator.vocabulary();
             if (vocabulary == null) return null; // free text; calls are read from it as written
             var allowed = allowedTools(tools, grammars);
@@ -67,7 +84,7 @@ public final class OutputConstraints {
             var trigger = thinkingApart ? ToolCallGrammar.trigger(format, startsInThinking) : ToolCallGrammar.trigger(format);
             return GrammarConstraint.triggeredFactory(calls, vocabulary, trigger);
         }
-        return forFormat(request.responseFormat(), request.freeJsonLayout(), generator, "response_format");
+        return forFormat(responseFormat, freeLayout, generator, formatParam);
     }
 
     /** The constraint of a {@code response_format} in the compact JSON layout, or null for text. */
@@ -83,12 +100,17 @@ public final class OutputConstraints {
             case ResponseFormat.Text t -> null;
             case ResponseFormat.JsonObject o -> constraint(grammars.anyObject(), generator, param);
             case ResponseFormat.JsonSchema s -> constraint(s.schema() == null ? grammars.anyValue()
-                    : compile(s.schema(), param + ".json_schema.schema", grammars), generator, param);
+                    : compile(s.schema(), schemaParam(param), grammars), generator, param);
         };
     }
 
     private static GrammarCache grammars(boolean freeLayout) {
         return freeLayout ? FREE_LAYOUT_GRAMMARS : GRAMMARS;
+    }
+
+    /** Where a format's schema sits: chat's {@code response_format.json_schema.schema}, Responses' {@code text.format.schema}. */
+    private static String schemaParam(String formatParam) {
+        return formatParam.equals("response_format") ? formatParam + ".json_schema.schema" : formatParam + ".schema";
     }
 
     /** The functions the model may call, each schema checked on its own so that a 400 names its tool. */
