@@ -313,18 +313,19 @@ public final class ResponseAssembler {
     }
 
     private ObjectNode partEvent(String type, Item item) {
-        ObjectNode e = event(type);
-        e.put("item_id", item.id());
-        e.put("output_index", item.outputIndex);
-        e.put("content_index", 0);
-        return e;
+        return itemPartEvent(type, item, "content_index");
     }
 
     private ObjectNode summaryEvent(String type, Item item) {
+        return itemPartEvent(type, item, "summary_index");
+    }
+
+    /** An event about the first (and only) part of {@code item}, indexed by {@code indexField}. */
+    private ObjectNode itemPartEvent(String type, Item item, String indexField) {
         ObjectNode e = event(type);
         e.put("item_id", item.id());
         e.put("output_index", item.outputIndex);
-        e.put("summary_index", 0);
+        e.put(indexField, 0);
         return e;
     }
 
