@@ -53,6 +53,41 @@ final class GenerationTask implements ScheduledRequest {
     }
 
     @Override
+    public int draft(int choice, int index, float[] logits, int offset) {
+        Choice c = choices[choice];
+        if (index == 0) c.sampler.beginDraft();
+        float[] q = null;
+        if (!request.sampling().greedy()) {
+            if (c.draftDistributions == null || c.draftDistributions.length <= index) {
+                float[][] grown = new float[Math.max(index + 1, 4)][];
+                if (c.draftDistributions != null) System.arraycopy(c.draftDistributions, 0, grown, 0, c.draftDistributions.length);
+                c.draftDistributions = grown;
+            }
+            if (c.draftDistributions[index] == null) c.draftDistributions[index] = new float[vocabSize];
+            q = c.draftDistributions[index];
+        }
+        return c.sampler.draft(logits, offset, q);
+    }
+
+    @Override
+    public void endDraft(int choice) {
+        choices[choice].sampler.endDraft();
+    }
+
+    @Override
+    public int verify(int choice, int index, int draftToken, float[] logits, int offset) {
+        Choice c = choices[choice];
+        if (request.sampling().greedy()) return next(choice, logits, offset);
+        int token = c.sampler.verify(logits, offset, draftToken, c.draftDistributions[index]);
+        return accept(c, token, logits, offset) ? token : -1;
+    }
+
+    @Override
+    public int tokensLeft(int choice) {
+        return Math.max(0, request.maxTokens() - choices[choice].generated);
+    }
+
+    @Override
     public void truncate(int choice) {
         Choice c = choices[choice];
         if (!c.finished) finish(c, FinishReason.LENGTH);
@@ -128,6 +163,8 @@ final class GenerationTask implements ScheduledRequest {
         final ChoiceText text;
         int generated;
         boolean finished;
+        /** The draft's distribution per draft position, for speculative sampling (not greedy). */
+        float[][] draftDistributions;
 
         Choice(int index, Sampler sampler, ChoiceText text) {
             this.index = index;

@@ -83,6 +83,16 @@ public final class GrammarConstraint implements TokenConstraint {
         }
     }
 
+    /**
+     * A copy for masking a speculative draft: the matcher's state where one is active; none while a
+     * trigger is still awaited (drafts then go unmasked: the free text's watch is not worth copying).
+     */
+    @Override
+    public TokenConstraint copy() {
+        if (matcher != null) return new GrammarConstraint(vocabulary, matcher.copy(), null);
+        return watch == null ? new GrammarConstraint(vocabulary, null, null) : null;
+    }
+
     /** Looks for the trigger in the free output, token by token. */
     private static final class TriggerWatch {
         private static final byte[] NOTHING = new byte[0];

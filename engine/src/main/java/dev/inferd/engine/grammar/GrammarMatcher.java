@@ -90,6 +90,13 @@ public final class GrammarMatcher {
         return true;
     }
 
+    /** A matcher standing where this one stands, advancing on its own (DFA states are shared and immutable). */
+    public GrammarMatcher copy() {
+        var copy = new GrammarMatcher(grammar, vocabulary, state);
+        copy.ended = ended;
+        return copy;
+    }
+
     /** The output so far is a complete match: end of generation is allowed. */
     public boolean isComplete() {
         return !ended && state.complete;

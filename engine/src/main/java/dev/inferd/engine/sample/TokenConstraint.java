@@ -19,6 +19,17 @@ public interface TokenConstraint {
     /** The sequence took {@code token}: advance the constraint's state past it. */
     void accept(int token);
 
+    /**
+     * A constraint in this one's present state that from then on advances on its own: speculative
+     * decoding masks a draft with it, advancing it along the draft's tokens, and drops it afterwards
+     * (the rollback), while this one only ever sees the tokens the sequence keeps. Null when the state
+     * cannot be copied: drafts then go unmasked, which costs acceptance, never correctness, since every
+     * kept token is still chosen under {@link #mask}.
+     */
+    default TokenConstraint copy() {
+        return null;
+    }
+
     /** Makes the constraint of each sequence of a request: every choice follows it on its own. */
     @FunctionalInterface
     interface Factory {
