@@ -47,8 +47,7 @@ final class ChatCompletionsEndpoint {
                         systemFingerprint);
                 ConversationRun.stream(run, plan, response, client, new ChatStreamWriter(chunks, request));
             } else {
-                var answer = new ProbedJsonResponse(response);
-                client.probeWith(answer);
+                var answer = ProbedJsonResponse.probedBy(client, response);
                 answer.send(completion(ConversationRun.collect(run, plan, client), request, created));
             }
         }

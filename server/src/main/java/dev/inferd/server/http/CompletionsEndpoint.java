@@ -53,8 +53,7 @@ final class CompletionsEndpoint {
                 StreamedRun.stream(new Runs(lease, request, prompts), response, client,
                         new CompletionStreamWriter(id, created, request, prompts, systemFingerprint));
             } else {
-                var answer = new ProbedJsonResponse(response);
-                client.probeWith(answer);
+                var answer = ProbedJsonResponse.probedBy(client, response);
                 answer.send(collect(id, created, lease, request, prompts, client));
             }
         }
