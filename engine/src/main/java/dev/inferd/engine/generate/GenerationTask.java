@@ -30,6 +30,7 @@ final class GenerationTask implements ScheduledRequest {
         long seed = request.sampling().seed() != null ? request.sampling().seed() : System.nanoTime();
         for (int i = 0; i < choices.length; i++) {
             TokenConstraint constraint = request.constraint() != null ? request.constraint().forSequence() : null;
+            if (constraint != null) constraint.limit(Math.min(request.maxTokens(), contextLength - request.prompt().length));
             choices[i] = new Choice(i, new Sampler(request.sampling(), vocabSize, seed + i, constraint),
                     new ChoiceText(request.stop()));
         }

@@ -55,10 +55,7 @@ final class MessageBlocks {
             return;
         }
         List<String> text = new ArrayList<>();
-        for (int i = 0; i < content.size(); i++) {
-            String blockPath = path + ".content[" + i + "]";
-            Fields block = Fields.ofObject(content.get(i), blockPath);
-            String type = block.requiredString("type");
+        eachBlock(content, path, (block, type, blockPath) -> {
             switch (type) {
                 case "text" -> text.add(block.requiredString("text"));
                 case "tool_result" -> {
@@ -68,7 +65,7 @@ final class MessageBlocks {
                 case "image", "document", "search_result", "container_upload" -> throw unreadable(blockPath, type);
                 default -> throw unknownBlock(blockPath, type, "'text' and 'tool_result'");
             }
-        }
+        });
         flushUser(text, turns);
     }
 
@@ -92,10 +89,7 @@ final class MessageBlocks {
         }
         List<String> text = new ArrayList<>();
         List<ToolCall> calls = new ArrayList<>();
-        for (int i = 0; i < blocks(content, path).size(); i++) {
-            String blockPath = path + ".content[" + i + "]";
-            Fields block = Fields.ofObject(content.get(i), blockPath);
-            String type = block.requiredString("type");
+        eachBlock(content, path, (block, type, blockPath) -> {
             switch (type) {
                 case "text" -> text.add(block.requiredString("text"));
                 case "tool_use" -> {
@@ -112,7 +106,7 @@ final class MessageBlocks {
                 case "image", "document" -> throw unreadable(blockPath, type);
                 default -> throw unknownBlock(blockPath, type, "'text', 'tool_use', 'thinking' and 'redacted_thinking'");
             }
-        }
+        });
         String joined = text.isEmpty() ? null : String.join("\n", text);
         if (joined == null && calls.isEmpty()) joined = "";
         turns.add(Message.assistant(joined, calls));
@@ -122,17 +116,29 @@ final class MessageBlocks {
     private static String texts(JsonNode content, String path, String what) {
         if (content.isTextual()) return content.textValue();
         List<String> texts = new ArrayList<>();
-        for (int i = 0; i < blocks(content, path).size(); i++) {
-            String blockPath = path + ".content[" + i + "]";
-            Fields block = Fields.ofObject(content.get(i), blockPath);
-            String type = block.requiredString("type");
+        eachBlock(content, path, (block, type, blockPath) -> {
             switch (type) {
                 case "text" -> texts.add(block.requiredString("text"));
                 case "image", "document", "search_result" -> throw unreadable(blockPath, type);
                 default -> throw unknownBlock(blockPath, type, "'text' in " + what);
             }
-        }
+        });
         return String.join("\n", texts);
+    }
+
+    /** Reads one content block: its fields, its {@code type}, and its path for error messages. */
+    private interface BlockReader {
+        void read(Fields block, String type, String blockPath);
+    }
+
+    /** Hands each block of an array {@code content} to {@code reader}, in order. */
+    private static void eachBlock(JsonNode content, String path, BlockReader reader) {
+        JsonNode blocks = blocks(content, path);
+        for (int i = 0; i < blocks.size(); i++) {
+            String blockPath = path + ".content[" + i + "]";
+            Fields block = Fields.ofObject(blocks.get(i), blockPath);
+            reader.read(block, block.requiredString("type"), blockPath);
+        }
     }
 
     private static JsonNode blocks(JsonNode content, String path) {

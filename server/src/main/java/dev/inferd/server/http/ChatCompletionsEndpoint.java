@@ -47,8 +47,7 @@ final class ChatCompletionsEndpoint {
                         systemFingerprint);
                 ConversationRun.stream(run, plan, response, client, new ChatStreamWriter(chunks, request));
             } else {
-                var answer = new ProbedJsonResponse(response);
-                client.probeWith(answer);
+                var answer = ProbedJsonResponse.probedBy(client, response);
                 answer.send(completion(ConversationRun.collect(run, plan, client), request, created));
             }
         }
@@ -60,7 +59,7 @@ final class ChatCompletionsEndpoint {
         return new ConversationRequest(request.model(), request.conversation(), request.tools(),
                 request.responseFormat(), enableThinking, request.separateReasoning(), request.templateVariables(),
                 request.sampling(), request.n(), request.stop(), request.maxTokens(), CapPolicy.REJECT,
-                request.logprobCount(), "messages");
+                request.logprobCount(), "messages", request.freeJsonLayout());
     }
 
     private ChatCompletion completion(ConversationRun.Collected collected, ChatRequest request, long created) {

@@ -36,8 +36,7 @@ final class MessagesEndpoint {
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
         MessagesRequest request = MessagesRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
-            ConversationPlan plan = ConversationPlanner.plan(MessagesConversation.of(request), lease.generator(),
-                    separateReasoning, "messages");
+            ConversationPlan plan = plan(request, lease);
             MeteredGeneration run = lease.submit(plan.engineRequest());
             String id = AnthropicIds.message();
             boolean omitThinking = request.thinking().omitted();
@@ -46,8 +45,7 @@ final class MessagesEndpoint {
                 ConversationRun.stream(run, plan, response, client, new StreamWriter(events,
                         plan.engineRequest().prompt().length));
             } else {
-                var answer = new ProbedJsonResponse(response);
-                client.probeWith(answer);
+                var answer = ProbedJsonResponse.probedBy(client, response);
                 ConversationRun.Collected collected = ConversationRun.collect(run, plan, client);
                 answer.send(MessageReplies.message(id, request.model(), collected.choices().getFirst(),
                         collected.usage(), omitThinking));
@@ -59,10 +57,15 @@ final class MessagesEndpoint {
     void countTokens(ServerRequest httpRequest, ServerResponse response) throws InterruptedException {
         MessagesRequest request = MessagesRequestParser.parseForCounting(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
-            ConversationPlan plan = ConversationPlanner.plan(MessagesConversation.of(request), lease.generator(),
-                    separateReasoning, "messages");
+            ConversationPlan plan = plan(request, lease);
             JsonExchange.send(response, 200, new TokenCount(plan.engineRequest().prompt().length));
         }
+    }
+
+    /** A reply and its token count share one plan, so that the count is the reply's {@code input_tokens}. */
+    private ConversationPlan plan(MessagesRequest request, ModelLease lease) {
+        return ConversationPlanner.plan(MessagesConversation.of(request), lease.generator(), separateReasoning,
+                "messages");
     }
 
     /** Sends each of the stream's events under its name; a failure is an {@code error} event. */

@@ -67,8 +67,7 @@ final class ResponsesEndpoint {
                 writer.assembler = assembler;
                 ConversationRun.stream(run, plan, response, client, writer);
             } else {
-                var answer = new ProbedJsonResponse(response);
-                client.probeWith(answer);
+                var answer = ProbedJsonResponse.probedBy(client, response);
                 assembler = new ResponseAssembler(object, request.tools(), summaries, ResponseAssembler.Emitter.NONE,
                         tokens);
                 ConversationRun.collect(run, plan, client, assembler::accept);

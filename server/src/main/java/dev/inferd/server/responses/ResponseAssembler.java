@@ -144,7 +144,7 @@ public final class ResponseAssembler {
             Item r = begin(Kind.REASONING, item);
             if (summaries) {
                 ObjectNode part = summaryEvent("response.reasoning_summary_part.added", r);
-                part.set("part", WireJson.mapper().createObjectNode().put("type", "summary_text").put("text", ""));
+                part.set("part", summaryText(""));
                 emit(part);
             }
         }
@@ -160,24 +160,13 @@ public final class ResponseAssembler {
 
     private void callStarted(int index, String callId, String modelName) {
         ResponseTools.Callable callable = tools.callable(modelName);
-        ObjectNode item;
-        Kind kind;
-        if (callable.custom()) {
-            kind = Kind.CUSTOM_CALL;
-            item = item("ctc", "custom_tool_call");
-            item.put("call_id", callId);
-            if (callable.namespace() != null) item.put("namespace", callable.namespace());
-            item.put("name", callable.name());
-            item.put("input", "");
-        } else {
-            kind = Kind.FUNCTION_CALL;
-            item = item("fc", "function_call");
-            item.put("call_id", callId);
-            if (callable.namespace() != null) item.put("namespace", callable.namespace());
-            item.put("name", callable.name());
-            item.put("arguments", "");
-        }
-        calls.put(index, begin(kind, item));
+        boolean custom = callable.custom();
+        ObjectNode item = custom ? item("ctc", "custom_tool_call") : item("fc", "function_call");
+        item.put("call_id", callId);
+        if (callable.namespace() != null) item.put("namespace", callable.namespace());
+        item.put("name", callable.name());
+        item.put(custom ? "input" : "arguments", "");
+        calls.put(index, begin(custom ? Kind.CUSTOM_CALL : Kind.FUNCTION_CALL, item));
     }
 
     private void callArguments(int index, String fragment) {
@@ -256,7 +245,7 @@ public final class ResponseAssembler {
                 ((ArrayNode) item.node.get("content")).addObject().put("type", "reasoning_text").put("text", text);
                 if (summaries) {
                     emit(summaryEvent("response.reasoning_summary_text.done", item).put("text", text));
-                    ObjectNode summary = WireJson.mapper().createObjectNode().put("type", "summary_text").put("text", text);
+                    ObjectNode summary = summaryText(text);
                     emit(summaryEvent("response.reasoning_summary_part.done", item).set("part", summary.deepCopy()));
                     ((ArrayNode) item.node.get("summary")).add(summary);
                 }
@@ -306,6 +295,10 @@ public final class ResponseAssembler {
         return part;
     }
 
+    private static ObjectNode summaryText(String text) {
+        return WireJson.mapper().createObjectNode().put("type", "summary_text").put("text", text);
+    }
+
     private ObjectNode event(String type) {
         ObjectNode e = WireJson.mapper().createObjectNode();
         e.put("type", type);
@@ -313,18 +306,19 @@ public final class ResponseAssembler {
     }
 
     private ObjectNode partEvent(String type, Item item) {
-        ObjectNode e = event(type);
-        e.put("item_id", item.id());
-        e.put("output_index", item.outputIndex);
-        e.put("content_index", 0);
-        return e;
+        return itemPartEvent(type, item, "content_index");
     }
 
     private ObjectNode summaryEvent(String type, Item item) {
+        return itemPartEvent(type, item, "summary_index");
+    }
+
+    /** An event about the first (and only) part of {@code item}, indexed by {@code indexField}. */
+    private ObjectNode itemPartEvent(String type, Item item, String indexField) {
         ObjectNode e = event(type);
         e.put("item_id", item.id());
         e.put("output_index", item.outputIndex);
-        e.put("summary_index", 0);
+        e.put(indexField, 0);
         return e;
     }
 

@@ -11,8 +11,7 @@ package dev.inferd.engine.chat.output;
  * <p>This class holds what every syntax shares: the batched output ({@link CallOutput}) and the
  * reading of call objects ({@link JsonCallObject}); a subclass says where calls open and close.
  */
-abstract sealed class CallSyntaxParser permits HermesCallParser, MistralCallParser, Llama3CallParser,
-        GenericCallParser {
+abstract sealed class CallSyntaxParser permits HermesCallParser, MistralCallParser, JsonReplyParser {
 
     final CallOutput out;
     private JsonCallObject call;
@@ -102,6 +101,13 @@ abstract sealed class CallSyntaxParser permits HermesCallParser, MistralCallPars
             out.content(call.raw);
         } else {
             out.markIncomplete(call.index);
+        }
+    }
+
+    /** Reads held-back text again from the current state. */
+    final void replay(CharSequence text) {
+        for (int i = 0; i < text.length(); i++) {
+            step(text.charAt(i));
         }
     }
 

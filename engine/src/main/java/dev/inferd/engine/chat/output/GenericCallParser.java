@@ -1,55 +1,45 @@
 package dev.inferd.engine.chat.output;
 
+import java.util.regex.Pattern;
+
 /**
  * Calls of templates without a call syntax of their own: the reply is only
  * {@code {"tool_calls": [{"name": "f", "arguments": {...}}, ...]}} (as the generic tool prompt asks),
  * or a bare {@code {"name": "f", "arguments": {...}}}, either possibly inside a Markdown code block.
  */
-final class GenericCallParser extends CallSyntaxParser {
+final class GenericCallParser extends JsonReplyParser {
 
     private enum Mode { START, CONTENT, LIST_EXPECT_CALL, LIST_AFTER_CALL, LIST_CLOSE_WRAPPER, CALL, FENCE_CLOSE }
 
     private Mode mode = Mode.START;
-    private final JsonReplyProbe probe = new JsonReplyProbe(JsonReplyProbe.NAMED_CALL, JsonReplyProbe.CALL_LIST);
     private final MarkedContent content;
-    private final ExpectedText fenceClose = new ExpectedText("```");
     private boolean inList;
-    private boolean fenced;
 
     GenericCallParser(OutputListener listener) {
-        super(listener);
+        super(listener, JsonReplyProbe.NAMED_CALL, JsonReplyProbe.CALL_LIST);
         this.content = new MarkedContent(null, out);
+    }
+
+    @Override
+    void toContent() {
+        mode = Mode.CONTENT;
+    }
+
+    @Override
+    void replyOpened(Pattern opening, String text) {
+        if (opening == JsonReplyProbe.CALL_LIST) {
+            inList = true;
+            mode = Mode.LIST_EXPECT_CALL;
+        } else {
+            mode = Mode.CALL;
+            beginCallObject(text).beginValueOf("name");
+        }
     }
 
     @Override
     void step(char c) {
         switch (mode) {
-            case START -> {
-                switch (probe.accept(c)) {
-                    case WAITING -> {
-                    }
-                    case PLAIN -> {
-                        mode = Mode.CONTENT;
-                        step(c);
-                    }
-                    case NOT_A_CALL -> {
-                        mode = Mode.CONTENT;
-                        out.content(probe.takeText());
-                    }
-                    case OPENED -> {
-                        fenced = probe.fenced();
-                        String text = probe.takeText();
-                        out.openRegion(text);
-                        if (probe.opening() == JsonReplyProbe.CALL_LIST) {
-                            inList = true;
-                            mode = Mode.LIST_EXPECT_CALL;
-                        } else {
-                            mode = Mode.CALL;
-                            beginCallObject(text).beginValueOf("name");
-                        }
-                    }
-                }
-            }
+            case START -> probeChar(c);
             case CONTENT -> content.accept(c);
             case LIST_EXPECT_CALL -> {
                 if (Character.isWhitespace(c)) {
@@ -86,27 +76,14 @@ final class GenericCallParser extends CallSyntaxParser {
                 }
             }
             case CALL -> callChar(c);
-            case FENCE_CLOSE -> {
-                switch (fenceClose.accept(c)) {
-                    case WAITING -> {
-                    }
-                    case MATCHED -> mode = Mode.CONTENT;
-                    case MISMATCHED -> {
-                        mode = Mode.CONTENT;
-                        String rest = fenceClose.takeHeld();
-                        for (int i = 0; i < rest.length(); i++) {
-                            step(rest.charAt(i));
-                        }
-                    }
-                }
-            }
+            case FENCE_CLOSE -> fenceCloseChar(c);
         }
     }
 
     @Override
     void end() {
         switch (mode) {
-            case START -> out.content(probe.takeText());
+            case START -> endWhileProbing();
             case CONTENT -> content.finish();
             case CALL -> endInsideCall();
             default -> {
@@ -125,8 +102,7 @@ final class GenericCallParser extends CallSyntaxParser {
 
     @Override
     void regionEnded() {
-        mode = fenced ? Mode.FENCE_CLOSE : Mode.CONTENT;
-        fenced = false;
+        mode = takeFenced() ? Mode.FENCE_CLOSE : Mode.CONTENT;
         inList = false;
         content.afterCalls();
     }

@@ -38,9 +38,7 @@ final class HermesCallParser extends CallSyntaxParser {
                         // No closing tag: what follows is content again.
                         String rest = closeTag.takeHeld();
                         endRegion();
-                        for (int i = 0; i < rest.length(); i++) {
-                            step(rest.charAt(i));
-                        }
+                        replay(rest);
                     }
                 }
             }

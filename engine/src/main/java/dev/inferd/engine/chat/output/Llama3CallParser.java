@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * by {@code f.call(key="value", ...)} for a built-in tool, or by Python code (a call of {@code python}
  * with arguments {@code {"code": "..."}}).
  */
-final class Llama3CallParser extends CallSyntaxParser {
+final class Llama3CallParser extends JsonReplyParser {
     private static final Pattern BUILTIN_CALL = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\.call\\(");
 
     private enum Mode {
@@ -17,48 +17,36 @@ final class Llama3CallParser extends CallSyntaxParser {
     }
 
     private Mode mode = Mode.START;
-    private final JsonReplyProbe probe = new JsonReplyProbe(JsonReplyProbe.NAMED_CALL, JsonReplyProbe.TYPED_CALL);
     private final MarkedContent content;
-    private final ExpectedText fenceClose = new ExpectedText("```");
     private final StringBuilder held = new StringBuilder();
-    private boolean fenced;
     private boolean pythonQuote;
     private char pythonQuoteChar;
 
     Llama3CallParser(OutputListener listener) {
-        super(listener);
+        super(listener, JsonReplyProbe.NAMED_CALL, JsonReplyProbe.TYPED_CALL);
         this.content = new MarkedContent(ToolCallFormat.LLAMA3.openingMarker(), out);
+    }
+
+    @Override
+    void toContent() {
+        mode = Mode.CONTENT;
+    }
+
+    @Override
+    void replyOpened(Pattern opening, String text) {
+        mode = Mode.CALL;
+        JsonCallObject call = beginCallObject(text);
+        if (opening == JsonReplyProbe.NAMED_CALL) {
+            call.beginValueOf("name");
+        } else {
+            call.state = JsonCallObject.State.KEY_START;
+        }
     }
 
     @Override
     void step(char c) {
         switch (mode) {
-            case START -> {
-                switch (probe.accept(c)) {
-                    case WAITING -> {
-                    }
-                    case PLAIN -> {
-                        mode = Mode.CONTENT;
-                        step(c);
-                    }
-                    case NOT_A_CALL -> {
-                        mode = Mode.CONTENT;
-                        out.content(probe.takeText());
-                    }
-                    case OPENED -> {
-                        fenced = probe.fenced();
-                        String text = probe.takeText();
-                        out.openRegion(text);
-                        mode = Mode.CALL;
-                        JsonCallObject call = beginCallObject(text);
-                        if (probe.opening() == JsonReplyProbe.NAMED_CALL) {
-                            call.beginValueOf("name");
-                        } else {
-                            call.state = JsonCallObject.State.KEY_START;
-                        }
-                    }
-                }
-            }
+            case START -> probeChar(c);
             case CONTENT -> {
                 if (content.accept(c)) {
                     out.openRegion("");
@@ -97,20 +85,7 @@ final class Llama3CallParser extends CallSyntaxParser {
             case PY_HEAD -> pythonHead(c);
             case PY_BUILTIN -> builtinArgument(c);
             case PY_CODE -> out.escapedArgument(c);
-            case FENCE_CLOSE -> {
-                switch (fenceClose.accept(c)) {
-                    case WAITING -> {
-                    }
-                    case MATCHED -> mode = Mode.CONTENT;
-                    case MISMATCHED -> {
-                        mode = Mode.CONTENT;
-                        String rest = fenceClose.takeHeld();
-                        for (int i = 0; i < rest.length(); i++) {
-                            step(rest.charAt(i));
-                        }
-                    }
-                }
-            }
+            case FENCE_CLOSE -> fenceCloseChar(c);
         }
     }
 
@@ -165,7 +140,7 @@ final class Llama3CallParser extends CallSyntaxParser {
     @Override
     void end() {
         switch (mode) {
-            case START -> out.content(probe.takeText());
+            case START -> endWhileProbing();
             case CONTENT -> content.finish();
             case CALL -> endInsideCall();
             case PY_HEAD -> {
@@ -187,8 +162,7 @@ final class Llama3CallParser extends CallSyntaxParser {
 
     @Override
     void regionEnded() {
-        mode = fenced ? Mode.FENCE_CLOSE : Mode.CONTENT;
-        fenced = false;
+        mode = takeFenced() ? Mode.FENCE_CLOSE : Mode.CONTENT;
         content.afterCalls();
     }
 }
