@@ -61,7 +61,7 @@ public final class BenchServeCommand implements Callable<Integer> {
     String serveModel;
 
     @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "with --serve-model: context length (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
+            description = "with --serve-model: context length (default: as serve chooses it)")
     int contextLength;
 
     @Option(names = "--threads", defaultValue = "0", paramLabel = "N",

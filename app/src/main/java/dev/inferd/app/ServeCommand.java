@@ -6,6 +6,7 @@ import dev.inferd.speech.whisper.WhisperModel;
 import dev.inferd.speech.whisper.WhisperModelFile;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
+import dev.inferd.engine.generate.ContextSizing;
 import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.engine.generate.ModelDescription;
@@ -55,7 +56,8 @@ public final class ServeCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "context length in tokens (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
+            description = "context length in tokens (default: the model's trained context, as far as --kv-memory holds one "
+                    + "sequence of it; printed at start-up)")
     int contextLength;
 
     @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
@@ -67,7 +69,8 @@ public final class ServeCommand implements Callable<Integer> {
     int parallel;
 
     @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
-            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, at most a quarter of RAM)")
+            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, "
+                    + "at most a quarter of RAM and half the heap, shared by the text models)")
     String kvMemory;
 
     @Option(names = "--max-queued", defaultValue = "0", paramLabel = "N",
@@ -157,7 +160,9 @@ public final class ServeCommand implements Callable<Integer> {
         var running = new Running();
         var shutdownHook = new Thread(running::stop, "inferd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        var loading = new FutureTask<>(() -> loadAll(textModels, kvBytes, registry, running));
+        // The default KV budget is the process's, not each model's: models served side by side share it.
+        long kvPerModel = kvBytes == 0 && textModels.size() > 1 ? ContextSizing.defaultBudget() / textModels.size() : kvBytes;
+        var loading = new FutureTask<>(() -> loadAll(textModels, kvPerModel, registry, running));
         Thread.ofPlatform().name("inferd-load").daemon(true).start(loading);
 
         String failure;
