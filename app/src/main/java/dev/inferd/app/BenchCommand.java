@@ -49,6 +49,7 @@ import java.util.function.Function;
  * memory bandwidth measured on the spot, the share of the decode limit reached, and the CPU it ran on.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        header = "Measure prompt and generation speed, as llama-bench does.",
         description = {
                 "Measure prompt processing (pp<P>) and generation (tg<N>) speed in tokens/s, as llama-bench does,",
                 "and the fraction of the memory-bandwidth limit that generation reaches.",

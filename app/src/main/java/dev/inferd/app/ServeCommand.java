@@ -35,6 +35,7 @@ import java.util.concurrent.FutureTask;
 
 /** {@code inferd serve}: the local OpenAI-compatible server. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
+        header = "Serve models over the OpenAI API on this machine.",
         description = {
                 "Serve models over the OpenAI API (chat completions, completions, models, audio transcriptions and",
                 "translations with a Whisper model: speech-large-v3 or a whisper.cpp ggml-*.bin file) on http://HOST:PORT/v1.",
