@@ -10,6 +10,7 @@ import dev.inferd.bench.BenchTest;
 import dev.inferd.bench.CpuInfo;
 import dev.inferd.bench.DecodeLimit;
 import dev.inferd.bench.GrammarBench;
+import dev.inferd.bench.SecondTurnBench;
 import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
 import dev.inferd.bench.ModelFootprint;
@@ -106,6 +107,12 @@ public final class BenchCommand implements Callable<Integer> {
             + "compile and mask times only")
     boolean grammar;
 
+    @Option(names = "--second-turn", paramLabel = "N",
+            description = "measure what the prefix cache saves on an agent's second turn instead: for each -p length P, "
+                    + "the time to the first token of a request repeating a P-token first turn plus N new tokens, with "
+                    + "the first turn cached and without")
+    Integer secondTurn;
+
     @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every load, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
@@ -133,6 +140,7 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             if (writeSynthetic != null) return writeSynthetic(writeSynthetic.get(0), Path.of(writeSynthetic.get(1)));
             if (grammar) return grammarBench();
+            if (secondTurn != null) return secondTurnBench();
             String problem = checkOptions();
             if (problem != null) {
                 err.println("inferd bench: " + problem);
@@ -162,7 +170,20 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private String checkOptions() {
+    private int secondTurnBench() throws IOException {
+        List<Integer> firstTurns = prompts.stream().filter(p -> p > 0).toList();
+        if (model == null || firstTurns.isEmpty() || secondTurn < 1 || repetitions < 1) {
+            err.println("inferd bench: --second-turn needs --model, -p above 0, a new turn of at least 1 token and -r 1 or more");
+            return 2;
+        }
+        int t = threads != null ? threads.getFirst() : 0;
+        out.println("cpu: " + CpuInfo.detect().describe());
+        SecondTurnBench.run(resolve(model), firstTurns, secondTurn, repetitions, t,
+                noCopyCache ? null : ModelsConfig.fromEnvironment(env).copiesDir(), out);
+        return 0;
+    }
+
+        private String checkOptions() {
         if (model == null || model.isBlank()) return "--model is required (a GGUF file, a catalog slug or synthetic:<shape>:<type>)";
         if (repetitions < 1) return "-r must be at least 1";
         if (batchSize < 1) return "-b must be at least 1";
