@@ -54,17 +54,16 @@ public final class AccountsCommand implements Runnable {
         @Mixin
         StoreOptions store;
 
-        @Parameters(paramLabel = "NAME", description = "letters, digits, '.', '_' or '-'")
+        @Parameters(paramLabel = "NAME", description = "1 to 100 letters, digits, '.', '_' or '-'")
         String name;
 
-        @Option(names = "--rate-limit", paramLabel = "RPS", description = "requests per second for each of its keys (default: the deployment's)")
+        @Option(names = "--rate-limit", paramLabel = "RPS", description = "requests per second for each of its keys, 1 to 100000 (default: the deployment's)")
         Integer rateLimit;
 
         @Override
         public Integer call() {
             return withAccounts(store, (accounts, db) -> {
-                Account account = accounts.createAccount(name, Actor.cli());
-                if (rateLimit != null) accounts.setAccountRateLimit(account.id(), rateLimit, Actor.cli());
+                Account account = accounts.createAccount(name, rateLimit, Actor.cli());
                 System.out.println("Created account " + account.name() + " (" + account.id() + ").");
                 System.out.println("Next: inferd keys create --account " + account.name() + " --name default");
             });
@@ -97,7 +96,7 @@ public final class AccountsCommand implements Runnable {
         @Option(names = "--account", required = true, paramLabel = "NAME")
         String account;
 
-        @Option(names = "--email", required = true, paramLabel = "EMAIL")
+        @Option(names = "--email", required = true, paramLabel = "EMAIL", description = "at most 254 characters")
         String email;
 
         @Override

@@ -1,6 +1,7 @@
 package dev.inferd.app;
 
 import dev.inferd.server.cloud.auth.Actor;
+import dev.inferd.server.cloud.auth.InputRules;
 import dev.inferd.server.cloud.auth.IssuedKey;
 import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.cloud.usage.UsageCsv;
@@ -59,16 +60,18 @@ public final class KeysCommand implements Runnable {
                 description = "endpoints it may use: chat.completions, completions, models, audio.transcriptions (default: all)")
         List<String> endpoints = List.of();
 
-        @Option(names = "--expires", paramLabel = "WHEN", description = "a date (2027-01-31, UTC) or an instant after which it stops working")
+        @Option(names = "--expires", paramLabel = "WHEN", description = "a date, valid through that whole day in UTC"
+                + " (2027-01-31: the key stops at 2027-02-01T00:00:00Z), or an ISO-8601 instant or epoch milliseconds at which"
+                + " it stops; at most 100 years ahead, and a time already past is refused")
         String expires;
 
-        @Option(names = "--rate-limit", paramLabel = "RPS", description = "requests per second (default: the account's or the deployment's)")
+        @Option(names = "--rate-limit", paramLabel = "RPS", description = "requests per second, 1 to 100000 (default: the account's or the deployment's)")
         Integer rateLimit;
 
         @Override
         public Integer call() {
             return withAccounts(store, (accounts, db) -> {
-                var spec = new KeySpec(name, new KeyScopes(models, endpoints), UsageReport.parseTime(expires), rateLimit);
+                var spec = new KeySpec(name, new KeyScopes(models, endpoints), InputRules.expiry(expires), rateLimit);
                 printIssued(accounts.createKey(accounts.requireAccount(account).id(), spec, Actor.cli()), "Created");
             });
         }
@@ -111,7 +114,7 @@ public final class KeysCommand implements Runnable {
         String keyId;
 
         @Option(names = "--grace", defaultValue = "PT24H", paramLabel = "DURATION",
-                description = "how long the old secret stays valid, ISO-8601 (PT1H, P7D; default: ${DEFAULT-VALUE})")
+                description = "how long the old secret stays valid, ISO-8601, 0 to a year (PT0S, PT1H, P7D; default: ${DEFAULT-VALUE})")
         Duration grace;
 
         @Override

@@ -62,7 +62,7 @@ class AccountsAndKeysCommandTest {
 
         Run listed = run("", "keys", "list", "--account", "acme");
         assertThat(listed.out()).contains("ci").contains(secret.substring(0, 9) + "...").contains("models=m1,m2")
-                .contains("2099-01-01").doesNotContain(secret);
+                .contains("2099-01-02T00:00:00Z").doesNotContain(secret); // valid through 2099-01-01, UTC
         String keyId = listed.lines().get(1).split("\\s+")[0];
 
         Run rotated = run("", "keys", "rotate", "--account", "acme", keyId, "--grace", "PT0S");
@@ -111,5 +111,54 @@ class AccountsAndKeysCommandTest {
                 .contains("at least 8 characters");
         assertThat(run("long-enough-password\n", "accounts", "add-user", "--account", "acme", "--email", "a@example.com").exit())
                 .isZero();
+    }
+
+    @Test
+    void aFailedCommandChangesNothingAndSaysWhyInOneLine() {
+        Run zero = run("", "accounts", "create", "acme", "--rate-limit", "0");
+        assertThat(zero.exit()).isEqualTo(1);
+        assertThat(zero.err()).contains("a rate limit is 1 to 100000").doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(run("", "accounts", "list").out()).doesNotContain("acme");
+        assertThat(run("", "accounts", "create", "acme", "--rate-limit", "5").exit()).isZero();
+        assertThat(run("", "accounts", "list").out()).contains("acme");
+
+        String longEmail = "a".repeat(400) + "@example.com";
+        Run email = run("long-enough-password\n", "accounts", "add-user", "--account", "acme", "--email", longEmail);
+        assertThat(email.exit()).isEqualTo(1);
+        assertThat(email.err().strip()).isEqualTo("inferd: an e-mail address may have at most 254 characters");
+
+        Run created = run("", "keys", "create", "--account", "acme", "--name", "ci");
+        String keyId = run("", "keys", "list", "--account", "acme").lines().get(1).split("\\s+")[0];
+        assertThat(created.exit()).isZero();
+        Run huge = run("", "keys", "rotate", "--account", "acme", keyId, "--grace", "PT2562047788015215H");
+        assertThat(huge.exit()).isEqualTo(1);
+        assertThat(huge.err().strip()).isEqualTo("inferd: a grace period is 0 to 365 days (8760 hours)");
+        assertThat(huge.out()).doesNotContain("sk-");
+
+        Run badDate = run("", "keys", "create", "--account", "acme", "--name", "x", "--expires", "2027-02-30");
+        assertThat(badDate.exit()).isEqualTo(1);
+        assertThat(badDate.err()).contains("not a date").doesNotContain("Exception");
+        assertThat(run("", "keys", "create", "--account", "acme", "--name", "x", "--expires", "garbage").err())
+                .contains("an expiry is a date (2027-01-31)");
+        assertThat(run("", "keys", "create", "--account", "acme", "--name", "x", "--rate-limit", "0").err())
+                .contains("a rate limit is 1 to 100000");
+        assertThat(run("", "keys", "list", "--account", "acme").lines()).hasSize(2); // nothing made by the refused ones
+    }
+
+    @Test
+    void anExpiryDateIsValidThroughItsLastDayInUtcAndAPastOneIsRefused() {
+        run("", "accounts", "create", "acme");
+        java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneOffset.UTC);
+        Run todays = run("", "keys", "create", "--account", "acme", "--name", "today", "--expires", today.toString());
+        assertThat(todays.exit()).as(todays.err()).isZero();
+        assertThat(run("", "keys", "list", "--account", "acme").out()).contains("active")
+                .contains(today.plusDays(1) + "T00:00:00Z");
+
+        Run yesterday = run("", "keys", "create", "--account", "acme", "--name", "old", "--expires", today.minusDays(1).toString());
+        assertThat(yesterday.exit()).isEqualTo(1);
+        assertThat(yesterday.err()).contains("already past").contains("valid through its last day, UTC");
+        assertThat(run("", "keys", "create", "--help").out()).contains("valid through that whole day in UTC");
+        assertThat(run("", "keys", "create", "--account", "acme", "--name", "far", "--expires", today.plusYears(101).toString()).err())
+                .contains("at most 100 years ahead");
     }
 }

@@ -13,7 +13,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The answer to what Jetty refuses itself, before routing (a malformed request line, broken framing,
- * headers too large): OpenAI's error body and a request id instead of Jetty's error page.
+ * headers too large, a path with a NUL): OpenAI's error body and a request id instead of Jetty's error page, and
+ * {@code Connection: close}.
  */
 final class JsonErrorHandler implements Request.Handler {
 
@@ -47,6 +48,9 @@ final class JsonErrorHandler implements Request.Handler {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, JsonExchange.JSON);
         response.getHeaders().put(ApiRouter.REQUEST_ID, Ids.requestId());
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        // Jetty closes the connection after a request it could not take (the parser cannot go on past it); saying
+        // so keeps a client from sending its next request on a connection that is about to close.
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
         response.write(true, ByteBuffer.wrap(body), callback);
         return true;
     }

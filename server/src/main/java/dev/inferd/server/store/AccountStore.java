@@ -13,8 +13,9 @@ public final class AccountStore {
         this.db = db;
     }
 
-    /** @throws IllegalArgumentException when the name is taken */
+    /** @throws IllegalArgumentException when the name is taken, too long or holds control characters */
     public Account create(String name, Integer rateLimit, long now) {
+        Columns.require("an account name", name, Columns.ACCOUNT_NAME);
         if (byName(name).isPresent()) throw new IllegalArgumentException("an account named " + name + " exists already");
         var account = new Account(RowIds.next("acct"), name, rateLimit, now);
         db.update("INSERT INTO accounts (id, name, rate_limit_rps, created_at) VALUES (?, ?, ?, ?)",
@@ -23,10 +24,12 @@ public final class AccountStore {
     }
 
     public Optional<Account> byName(String name) {
+        if (!Columns.isStorable(name)) return Optional.empty();
         return db.queryOne("SELECT * FROM accounts WHERE name = ?", AccountStore::row, name);
     }
 
     public Optional<Account> byId(String id) {
+        if (!Columns.isStorable(id)) return Optional.empty();
         return db.queryOne("SELECT * FROM accounts WHERE id = ?", AccountStore::row, id);
     }
 

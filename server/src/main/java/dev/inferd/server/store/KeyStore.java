@@ -27,6 +27,7 @@ public final class KeyStore {
 
     /** Inserts the key and its first secret in one transaction. */
     public void insert(ApiKey key, String secretHash) {
+        Columns.require("a key's name", key.name(), Columns.KEY_NAME);
         db.inTransaction(tx -> {
             tx.update("INSERT INTO api_keys (id, account_id, name, prefix, scope_models, scope_endpoints, expires_at,"
                             + " created_at, last_used_at, rate_limit_rps, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -49,6 +50,7 @@ public final class KeyStore {
 
     /** The key with this id in this account: another account's key is not found. */
     public Optional<ApiKey> byId(String accountId, String keyId) {
+        if (!Columns.isStorable(keyId)) return Optional.empty();
         return db.queryOne("SELECT * FROM api_keys WHERE id = ? AND account_id = ?", KeyStore::row, keyId, accountId);
     }
 
@@ -81,6 +83,7 @@ public final class KeyStore {
     }
 
     public void update(String keyId, String name, KeyScopes scopes, Long expiresAt, Integer rateLimit) {
+        Columns.require("a key's name", name, Columns.KEY_NAME);
         db.update("UPDATE api_keys SET name = ?, scope_models = ?, scope_endpoints = ?, expires_at = ?, rate_limit_rps = ?"
                         + " WHERE id = ?", name, json(scopes.models()), json(scopes.endpoints()),
                 Database.nullableLong(expiresAt), Database.nullableInt(rateLimit), keyId);

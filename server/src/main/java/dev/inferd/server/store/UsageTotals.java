@@ -8,7 +8,7 @@ public record UsageTotals(long day, long requests, long promptTokens, long compl
 
     public static final UsageTotals NONE = new UsageTotals(0, 0, 0, 0, 0, 0, BigDecimal.ZERO);
 
-    UsageTotals plus(UsageTotals o) {
+    public UsageTotals plus(UsageTotals o) {
         return new UsageTotals(day, requests + o.requests, promptTokens + o.promptTokens,
                 completionTokens + o.completionTokens, cachedTokens + o.cachedTokens, audioMillis + o.audioMillis,
                 costUsd.add(o.costUsd));

@@ -18,8 +18,9 @@ public final class UserStore {
         this.db = db;
     }
 
-    /** @throws IllegalArgumentException when the e-mail is taken */
+    /** @throws IllegalArgumentException when the e-mail is taken, too long or holds control characters */
     public User create(String accountId, String email, String passwordHash, long now) {
+        Columns.require("an e-mail address", email, Columns.EMAIL);
         if (byEmail(email).isPresent()) throw new IllegalArgumentException("a user " + email + " exists already");
         var user = new User(RowIds.next("user"), accountId, email, passwordHash, now);
         db.update("INSERT INTO users (id, account_id, email, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -28,6 +29,7 @@ public final class UserStore {
     }
 
     public Optional<User> byEmail(String email) {
+        if (!Columns.isStorable(email)) return Optional.empty();
         return db.queryOne("SELECT * FROM users WHERE email = ?", UserStore::row, email);
     }
 

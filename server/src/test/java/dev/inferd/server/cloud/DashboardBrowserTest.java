@@ -10,7 +10,6 @@ import dev.inferd.server.store.Account;
 import dev.inferd.server.store.Database;
 import dev.inferd.server.store.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -89,7 +88,7 @@ class DashboardBrowserTest {
     /** scripts/test-browser.sh's paths of the browser and its driver; skips the test when it cannot provide them. */
     private static List<String> installBrowser() throws Exception {
         List<String> paths = Fixtures.fromSetupScript("test-browser.sh", "no headless chromium and chromedriver");
-        Assumptions.assumeTrue(paths.size() == 2, "scripts/test-browser.sh printed " + paths);
+        Fixtures.prerequisite(paths.size() == 2, "scripts/test-browser.sh printed " + paths);
         return paths;
     }
 
@@ -188,6 +187,23 @@ class DashboardBrowserTest {
         assertThat(browser.findElements(By.cssSelector("#chart rect.bar"))).hasSize(1);
         String usagePage = browser.getCurrentUrl();
 
+        // the account's usage page: across its keys, then for this key alone through the form
+        follow(browser.findElement(By.id("nav-usage")));
+        assertThat(browser.findElement(By.cssSelector("#range-totals .requests")).getText()).isEqualTo("1");
+        assertThat(browser.findElement(By.cssSelector("#range-totals .prompt")).getText()).isEqualTo("6");
+        assertThat(browser.findElement(By.cssSelector("#range-totals .completion")).getText()).isEqualTo("3");
+        assertThat(browser.findElements(By.cssSelector("#chart-requests rect.bar"))).hasSize(1);
+        assertThat(browser.findElements(By.cssSelector("#chart-tokens rect.bar"))).hasSize(2); // prompt and completion
+        assertThat(browser.findElement(By.id("chart-requests")).isDisplayed()).isTrue();
+        assertThat(browser.findElements(By.cssSelector("#per-key tr[data-key]"))).hasSize(1);
+        browser.findElements(By.cssSelector("#key option")).stream().filter(o -> o.getText().startsWith("browser-key ("))
+                .findFirst().orElseThrow().click();
+        follow(browser.findElement(By.id("show")));
+        assertThat(browser.getCurrentUrl()).contains("key=").contains("from=").contains("to=");
+        assertThat(browser.findElement(By.cssSelector("#range-totals .requests")).getText()).isEqualTo("1");
+        browser.get(url("/dashboard/usage?from=2020-01-01&to=2019-01-01"));
+        assertThat(browser.getPageSource()).contains("before it starts");
+
         browser.get(url("/dashboard/settings/api-keys"));
         follow(row("browser-key").findElement(By.cssSelector("form.rotate button")));
         String rotated = browser.findElement(By.id("secret")).getText();
@@ -212,6 +228,50 @@ class DashboardBrowserTest {
         assertThat(browser.getPageSource()).doesNotContain("browser-key").doesNotContain(keyId);
         browser.get(usagePage);
         assertThat(browser.getPageSource()).contains("Not found").doesNotContain("browser-key");
+    }
+
+    /**
+     * Every button, and the header's text, against its background: at least 4.5:1 (WCAG AA for text) on the pages
+     * that have them, measured in the browser from the computed colours.
+     */
+    @Test
+    void buttonsAndTheHeaderAreLegible() {
+        signIn("ana@alpha.example", PASSWORD);
+        browser.findElement(By.id("key-name")).sendKeys("contrast-key");
+        follow(browser.findElement(By.id("create-key"))); // the page with the new key's Copy button
+        List<String> low = new java.util.ArrayList<>(lowContrast("button, header a, header span, header b, .muted, .error"));
+        assertThat(browser.findElements(By.cssSelector("#sign-out, #copy, form.rotate button, form.revoke button, #create-key")))
+                .hasSizeGreaterThanOrEqualTo(5);
+        browser.get(url("/dashboard/usage"));
+        low.addAll(lowContrast("button, header a, header span, .muted, svg text"));
+        assertThat(low).isEmpty();
+    }
+
+    /** The elements matching {@code selector} whose text has less than 4.5:1 contrast against what is behind it. */
+    @SuppressWarnings("unchecked")
+    private static List<String> lowContrast(String selector) {
+        String script = """
+                const parse = c => { const p = c.match(/[\\d.]+/g).map(Number); return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1}; };
+                const behind = el => {
+                  for (; el; el = el.parentElement) {
+                    const c = parse(getComputedStyle(el).backgroundColor);
+                    if (c.a > 0) return c;
+                  }
+                  return {r: 255, g: 255, b: 255, a: 1};
+                };
+                const channel = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+                const luminance = c => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+                const low = [];
+                for (const el of document.querySelectorAll(arguments[0])) {
+                  const style = getComputedStyle(el);
+                  const fg = parse(el instanceof SVGElement ? style.fill : style.color);
+                  const bg = behind(el instanceof SVGElement ? el.closest('section') : el);
+                  const a = luminance(fg), b = luminance(bg);
+                  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+                  if (ratio < 4.5 && el.textContent.trim() !== '') low.push((el.id || el.textContent.trim()) + ': ' + ratio.toFixed(2));
+                }
+                return low;""";
+        return (List<String>) ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(script, selector);
     }
 
     @Test

@@ -5,8 +5,9 @@ import dev.inferd.server.cloud.CloudHttp;
 import dev.inferd.server.cloud.CloudRoute;
 import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.auth.Actor;
-import dev.inferd.server.cloud.auth.Authenticator;
+import dev.inferd.server.cloud.auth.InputRules;
 import dev.inferd.server.cloud.auth.KeySpec;
+import dev.inferd.server.cloud.auth.OperatorToken;
 import dev.inferd.server.cloud.catalog.CatalogAdmin;
 import dev.inferd.server.cloud.usage.UsageCsv;
 import dev.inferd.server.cloud.usage.UsageReport;
@@ -24,22 +25,20 @@ import dev.inferd.server.http.ServerResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.Objects;
 
 /**
  * The operator's REST API under {@code /admin/v1/}, behind {@code Authorization: Bearer <operator token>}:
  *
  * <pre>
- * GET  /admin/v1/accounts                          POST /admin/v1/accounts {"name"}
+ * GET  /admin/v1/accounts                          POST /admin/v1/accounts {"name", "rate_limit_rps"}
  * POST /admin/v1/accounts/{account}/users          {"email", "password"}
  * GET  /admin/v1/accounts/{account}/keys           POST /admin/v1/accounts/{account}/keys {"name", "models", "endpoints", "expires_at", "rate_limit_rps"}
- * POST /admin/v1/accounts/{account}/keys/{key}/rotate {"grace_seconds"}
+ * POST /admin/v1/accounts/{account}/keys/{key}/rotate {"grace_seconds"}   (0 to 31536000, a year)
  * POST /admin/v1/accounts/{account}/keys/{key}/revoke
  * GET  /admin/v1/accounts/{account}/usage?key=&amp;model=&amp;from=&amp;to=&amp;format=csv
  * GET  /admin/v1/accounts/{account}/audit
@@ -57,7 +56,7 @@ public final class AdminApi implements CloudRoute {
 
     private final Accounts accounts;
     private final UsageStore usage;
-    private final byte[] operatorTokenHash;
+    private final OperatorToken operatorToken;
     private final CatalogAdmin models;
 
     /** @param operatorToken null to turn the API off */
@@ -73,7 +72,7 @@ public final class AdminApi implements CloudRoute {
         this.models = models;
         this.accounts = accounts;
         this.usage = new UsageStore(db);
-        this.operatorTokenHash = operatorToken == null || operatorToken.isBlank() ? null : sha256(operatorToken);
+        this.operatorToken = new OperatorToken(operatorToken);
     }
 
     @Override
@@ -88,23 +87,14 @@ public final class AdminApi implements CloudRoute {
         } catch (IllegalArgumentException | IllegalStateException e) {
             CloudHttp.sendError(response, ApiError.invalid(null, e.getMessage()));
         } catch (Exception e) {
-            String requestId = CloudHttp.requestId();
+            String requestId = request.id();
             LOG.log(System.Logger.Level.ERROR, "admin request " + requestId + " failed", e);
             if (!response.isSent()) CloudHttp.sendError(response, ApiError.internal(requestId));
         }
     }
 
     private void authorize(ServerRequest request) {
-        if (operatorTokenHash == null) {
-            throw Authenticator.forbidden("The admin API is off: start the server with an operator token "
-                    + "(operator_token in --config, or INFERD_OPERATOR_TOKEN).");
-        }
-        String header = Objects.requireNonNullElse(request.header("Authorization"), "");
-        String token = header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).strip() : "";
-        if (!MessageDigest.isEqual(sha256(token), operatorTokenHash)) {
-            throw new ApiError(401, Authenticator.AUTHENTICATION_ERROR, "A valid operator token is required.", null,
-                    "invalid_operator_token");
-        }
+        operatorToken.check(request, "The admin API");
     }
 
     private void route(ServerRequest request, ServerResponse response) throws Exception {
@@ -121,8 +111,12 @@ public final class AdminApi implements CloudRoute {
         if (parts.length == 1) {
             switch (method) {
                 case "GET" -> CloudHttp.sendJson(response, 200, Map.of("object", "list", "data", accounts.listAccounts()));
-                case "POST" -> CloudHttp.sendJson(response, 201,
-                        accounts.createAccount(text(body(request), "name", true), actor));
+                case "POST" -> {
+                    JsonNode body = body(request);
+                    Long rps = integer(body, "rate_limit_rps", 1, InputRules.MAX_RATE_LIMIT);
+                    CloudHttp.sendJson(response, 201, accounts.createAccount(text(body, "name", true),
+                            rps == null ? null : rps.intValue(), actor));
+                }
                 default -> throw ApiError.methodNotAllowed(method, path, "GET, POST");
             }
             return;
@@ -199,8 +193,8 @@ public final class AdminApi implements CloudRoute {
             case "rotate" -> {
                 require(method, path, "POST");
                 JsonNode body = body(request);
-                long grace = body.path("grace_seconds").asLong(0);
-                var issued = accounts.rotateKey(account.id(), keyId, Duration.ofSeconds(grace), actor);
+                Long grace = integer(body, "grace_seconds", 0, InputRules.MAX_GRACE.toSeconds());
+                var issued = accounts.rotateKey(account.id(), keyId, Duration.ofSeconds(grace == null ? 0 : grace), actor);
                 CloudHttp.sendJson(response, 200, Map.of("key", issued.key(), "secret", issued.secret()));
             }
             case "revoke" -> {
@@ -211,19 +205,31 @@ public final class AdminApi implements CloudRoute {
         }
     }
 
-    /** A key's settings from a JSON body: name, models, endpoints, expires_at (epoch ms or ISO), rate_limit_rps. */
+    /**
+     * A key's settings from a JSON body: name, models, endpoints, expires_at (a date, valid through that day in UTC;
+     * an ISO-8601 instant; or epoch ms), rate_limit_rps. Each field of the wrong type or out of range is a 400 that
+     * names it.
+     */
     static KeySpec spec(JsonNode body) {
+        JsonNode expires = body.get("expires_at");
+        Long expiresAt;
+        if (expires == null || expires.isNull()) expiresAt = null;
+        else if (expires.isTextual() || expires.isIntegralNumber()) expiresAt = InputRules.expiry(expires.asText());
+        else throw ApiError.invalidType("expires_at", "a date, an ISO-8601 instant or epoch milliseconds", type(expires));
+        Long rps = integer(body, "rate_limit_rps", 1, InputRules.MAX_RATE_LIMIT);
         return new KeySpec(text(body, "name", true), new KeyScopes(strings(body, "models"), strings(body, "endpoints")),
-                UsageReport.parseTime(text(body, "expires_at", false)),
-                body.hasNonNull("rate_limit_rps") ? body.get("rate_limit_rps").asInt() : null);
+                expiresAt, rps == null ? null : rps.intValue());
     }
 
     private static List<String> strings(JsonNode body, String field) {
         JsonNode node = body.path(field);
         if (node.isMissingNode() || node.isNull()) return List.of();
-        if (!node.isArray()) throw ApiError.invalidType(field, "an array of strings", node.getNodeType().toString().toLowerCase());
+        if (!node.isArray()) throw ApiError.invalidType(field, "an array of strings", type(node));
         List<String> out = new ArrayList<>();
-        node.forEach(n -> out.add(n.asText()));
+        for (JsonNode n : node) {
+            if (!n.isTextual()) throw ApiError.invalidType(field, "an array of strings", "an array holding " + type(n));
+            out.add(n.asText());
+        }
         return out;
     }
 
@@ -233,7 +239,22 @@ public final class AdminApi implements CloudRoute {
             if (required) throw ApiError.missing(field);
             return null;
         }
+        if (!node.isTextual()) throw ApiError.invalidType(field, "a string", type(node));
         return node.asText();
+    }
+
+    /** A whole number within [min, max], or null when absent. */
+    private static Long integer(JsonNode body, String field, long min, long max) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) return null;
+        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.asLong() < min || node.asLong() > max) {
+            throw ApiError.invalid(field, field + " is a whole number from " + min + " to " + max);
+        }
+        return node.asLong();
+    }
+
+    private static String type(JsonNode node) {
+        return node.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static JsonNode body(ServerRequest request) {
@@ -241,7 +262,9 @@ public final class AdminApi implements CloudRoute {
         try (InputStream in = request.body()) {
             byte[] bytes = in.readNBytes(MAX_BODY + 1);
             if (bytes.length > MAX_BODY) throw ApiError.payloadTooLarge(MAX_BODY);
-            return WireJson.parse(bytes);
+            JsonNode node = WireJson.parse(bytes);
+            if (!node.isObject()) throw ApiError.invalid(null, "The body must be a JSON object.");
+            return node;
         } catch (IOException e) {
             throw ApiError.unreadableBody(e.getMessage());
         }
@@ -249,13 +272,5 @@ public final class AdminApi implements CloudRoute {
 
     private static void require(String method, String path, String allowed) {
         if (!allowed.equals(method)) throw ApiError.methodNotAllowed(method, path, allowed);
-    }
-
-    private static byte[] sha256(String s) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -45,11 +45,16 @@ public final class Accounts {
     }
 
     public Account createAccount(String name, Actor actor) {
-        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
-            throw new IllegalArgumentException("an account name is 1 to 100 letters, digits, '.', '_' or '-'");
-        }
-        Account account = accounts.create(name, null, clock.millis());
-        record(account.id(), actor, "account.create", account.id(), "name=" + name);
+        return createAccount(name, null, actor);
+    }
+
+    /** An account with its own rate limit (null: the deployment's); checked in full before anything is written. */
+    public Account createAccount(String name, Integer requestsPerSecond, Actor actor) {
+        InputRules.accountName(name);
+        InputRules.rateLimit(requestsPerSecond);
+        Account account = accounts.create(name, requestsPerSecond, clock.millis());
+        record(account.id(), actor, "account.create", account.id(),
+                "name=" + name + (requestsPerSecond == null ? "" : " rps=" + requestsPerSecond));
         return account;
     }
 
@@ -57,7 +62,9 @@ public final class Accounts {
         return accounts.list();
     }
 
+    /** The account by name or id; text that cannot name one (control characters) finds nothing. */
     public Optional<Account> account(String nameOrId) {
+        if (nameOrId == null || !InputRules.isWellFormed(nameOrId)) return Optional.empty();
         return accounts.byName(nameOrId).or(() -> accounts.byId(nameOrId));
     }
 
@@ -66,22 +73,25 @@ public final class Accounts {
     }
 
     public void setAccountRateLimit(String accountId, Integer requestsPerSecond, Actor actor) {
-        if (requestsPerSecond != null && requestsPerSecond < 1) throw new IllegalArgumentException("a rate limit is at least 1");
+        InputRules.rateLimit(requestsPerSecond);
         accounts.setRateLimit(accountId, requestsPerSecond);
         record(accountId, actor, "account.rate_limit", accountId, "rps=" + requestsPerSecond);
     }
 
     public User addUser(String accountId, String email, String password, Actor actor) {
-        if (email == null || !email.matches("[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException("not an e-mail address: " + email);
-        User user = users.create(accountId, email.toLowerCase(java.util.Locale.ROOT), Passwords.hash(password), clock.millis());
+        String address = InputRules.email(email);
+        Passwords.check(password);
+        requireAccountId(accountId);
+        User user = users.create(accountId, address, Passwords.hash(password), clock.millis());
         record(accountId, actor, "user.create", user.id(), "email=" + user.email());
         return user;
     }
 
     public IssuedKey createKey(String accountId, KeySpec spec, Actor actor) {
         requireAccountId(accountId);
-        String secret = Secrets.newApiKey();
         long now = clock.millis();
+        InputRules.requireFutureExpiry(spec.expiresAt(), now);
+        String secret = Secrets.newApiKey();
         var key = new ApiKey(RowIds.next("key"), accountId, spec.name(), Secrets.visiblePrefix(secret), spec.scopes(),
                 spec.expiresAt(), now, null, spec.rateLimit(), null);
         keys.insert(key, Secrets.hash(secret));
@@ -94,6 +104,7 @@ public final class Accounts {
     }
 
     public ApiKey key(String accountId, String keyId) {
+        if (keyId == null || !InputRules.isWellFormed(keyId)) throw new NoSuchElementException("no such key");
         return keys.byId(accountId, keyId).orElseThrow(() -> new NoSuchElementException("no key " + keyId));
     }
 
@@ -103,14 +114,15 @@ public final class Accounts {
     }
 
     /**
-     * A new secret for the key; its previous secrets keep working for {@code grace} (zero ends them at once).
+     * A new secret for the key; its previous secrets keep working for {@code grace} (zero ends them at once; at most
+     * {@link InputRules#MAX_GRACE}).
      *
      * @throws IllegalStateException for a revoked key
      */
     public IssuedKey rotateKey(String accountId, String keyId, Duration grace, Actor actor) {
+        InputRules.grace(grace);
         ApiKey key = key(accountId, keyId);
         if (key.isRevoked()) throw new IllegalStateException("key " + keyId + " is revoked");
-        if (grace.isNegative()) throw new IllegalArgumentException("a grace period cannot be negative");
         String secret = Secrets.newApiKey();
         long now = clock.millis();
         keys.rotate(keyId, Secrets.hash(secret), Secrets.visiblePrefix(secret), now, now + grace.toMillis());
@@ -128,6 +140,7 @@ public final class Accounts {
     /** Changes a key's name, scopes, expiry and rate limit. */
     public ApiKey updateKey(String accountId, String keyId, KeySpec spec, Actor actor) {
         key(accountId, keyId);
+        InputRules.requireFutureExpiry(spec.expiresAt(), clock.millis());
         keys.update(keyId, spec.name(), spec.scopes(), spec.expiresAt(), spec.rateLimit());
         record(accountId, actor, "key.update", keyId, describe(spec));
         return key(accountId, keyId);

@@ -4,6 +4,7 @@ import dev.inferd.server.cloud.CloudHttp;
 import dev.inferd.server.cloud.CloudRoute;
 import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.auth.Actor;
+import dev.inferd.server.cloud.auth.InputRules;
 import dev.inferd.server.cloud.auth.IssuedKey;
 import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.cloud.auth.Passwords;
@@ -32,7 +33,9 @@ import java.util.Optional;
 /**
  * The account dashboard at {@code /dashboard}: a user of an account signs in and manages the account's API keys
  * under Settings &gt; API Keys (create with the secret shown once, rotate, revoke, scopes, expiry), reads the audit
- * log and each key's usage with a chart per day. Pages are rendered here, with no script but the copy button's.
+ * log, each key's usage with a chart per day, and the account's usage (requests, tokens, audio seconds, cost) per
+ * day across its keys or for one, over a chosen range. Pages are rendered here, with no script but the copy
+ * button's; charts are SVG drawn on the server.
  *
  * <p>Sessions are random tokens in an HttpOnly, SameSite=Strict cookie scoped to {@code /dashboard}, stored as
  * hashes. Every form that changes something carries the session's CSRF token, checked in constant time; the
@@ -45,7 +48,11 @@ public final class Dashboard implements CloudRoute {
     static final String LOGIN_COOKIE = "inferd_login";
     private static final String BASE = "/dashboard";
     private static final String KEYS = BASE + "/settings/api-keys";
+    private static final String USAGE = BASE + "/usage";
     private static final Duration SESSION_LENGTH = Duration.ofHours(12);
+    /** The longest range the usage page shows at once, and the one it shows when asked for none. */
+    static final int MAX_USAGE_DAYS = 366;
+    static final int DEFAULT_USAGE_DAYS = 30;
     /** Sign-in attempts allowed per minute for one e-mail, and from one address (which many users may share). */
     static final int SIGN_INS_PER_MINUTE = 5;
     static final int SIGN_INS_PER_ADDRESS_PER_MINUTE = 20;
@@ -94,7 +101,7 @@ public final class Dashboard implements CloudRoute {
         } catch (IllegalArgumentException | IllegalStateException e) {
             html(response, 400, Pages.message("Not done", e.getMessage()));
         } catch (RuntimeException e) {
-            String id = CloudHttp.requestId();
+            String id = request.id();
             LOG.log(System.Logger.Level.ERROR, "dashboard request " + id + " failed", e);
             if (!response.isSent()) html(response, 500, Pages.message("Error", "Something went wrong (" + id + ")."));
         }
@@ -115,10 +122,11 @@ public final class Dashboard implements CloudRoute {
             case "GET " + KEYS -> keysPage(response, s, null);
             case "POST " + KEYS -> {
                 var spec = new KeySpec(form.get("name"), new KeyScopes(form.list("models"), form.list("endpoints")),
-                        date(form.get("expires")), form.get("rate_limit").isEmpty() ? null : Integer.valueOf(form.get("rate_limit")));
+                        InputRules.expiry(form.get("expires")), InputRules.rateLimit(form.get("rate_limit")));
                 keysPage(response, s, accounts.createKey(accountId, spec, actor));
             }
             case "GET " + BASE + "/settings/usage.csv" -> csv(response, UsageFilter.account(accountId), "usage.csv");
+            case "GET " + USAGE -> usagePage(request, response, s);
             default -> keyRoute(method, path, response, s, accountId, actor, form);
         }
     }
@@ -131,7 +139,8 @@ public final class Dashboard implements CloudRoute {
         String action = parts.length > 1 ? parts[1] : "";
         switch (method + " " + action) {
             case "POST rotate" -> {
-                long grace = form.get("grace_hours").isEmpty() ? 0 : Long.parseLong(form.get("grace_hours"));
+                long grace = form.get("grace_hours").isEmpty() ? 0
+                        : InputRules.integer("a grace period", form.get("grace_hours"), 0, InputRules.MAX_GRACE.toHours(), "hours");
                 keysPage(response, s, accounts.rotateKey(accountId, keyId, Duration.ofHours(grace), actor));
             }
             case "POST revoke" -> {
@@ -156,6 +165,34 @@ public final class Dashboard implements CloudRoute {
         String accountId = s.user().accountId();
         html(response, 200, Pages.keys(s, accounts.requireAccount(accountId), accounts.listKeys(accountId), issued,
                 accounts.audit(accountId, 50), clock.millis()));
+    }
+
+    /**
+     * The account's usage over {@code from} to {@code to} (dates, both included; the last 30 days by default), across
+     * its keys or for the one {@code key} names. Only the signed-in user's account is ever read.
+     */
+    private void usagePage(ServerRequest request, ServerResponse response, UserStore.Session s) {
+        String accountId = s.user().accountId();
+        LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
+        String toText = request.query("to");
+        String fromText = request.query("from");
+        LocalDate to = blank(toText) ? today : InputRules.date("the range's end", toText);
+        LocalDate from = blank(fromText) ? to.minusDays(DEFAULT_USAGE_DAYS - 1) : InputRules.date("the range's start", fromText);
+        if (to.isBefore(from)) throw new IllegalArgumentException("the range ends (" + to + ") before it starts (" + from + ")");
+        if (from.plusDays(MAX_USAGE_DAYS - 1).isBefore(to)) {
+            throw new IllegalArgumentException("a range covers at most " + MAX_USAGE_DAYS + " days");
+        }
+        String keyId = request.query("key");
+        var key = blank(keyId) ? null : accounts.key(accountId, keyId);
+        var filter = UsageFilter.account(accountId).key(key == null ? null : key.id()).period(
+                from.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli(),
+                to.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli());
+        html(response, 200, UsagePage.render(s, accounts.requireAccount(accountId), accounts.listKeys(accountId),
+                new UsagePage.Range(from, to, key), usage.dailyPerKey(filter)));
+    }
+
+    private static boolean blank(String text) {
+        return text == null || text.isBlank();
     }
 
     private void csv(ServerResponse response, UsageFilter filter, String name) {
@@ -226,11 +263,6 @@ public final class Dashboard implements CloudRoute {
 
     private static boolean constantTimeEquals(String a, String b) {
         return MessageDigest.isEqual(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static Long date(String text) {
-        if (text.isEmpty()) return null;
-        return LocalDate.parse(text).plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
     }
 
     private static void redirect(ServerResponse response, String to) {

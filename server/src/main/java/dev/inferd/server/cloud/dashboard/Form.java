@@ -32,9 +32,13 @@ record Form(Map<String, String> fields) {
         for (String pair : new String(body, StandardCharsets.US_ASCII).split("&")) {
             if (pair.isEmpty()) continue;
             int eq = pair.indexOf('=');
-            String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-            String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-            fields.putIfAbsent(name, value);
+            try {
+                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                fields.putIfAbsent(name, value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("the form is not URL-encoded (a '%' not followed by two hex digits)");
+            }
         }
         return new Form(Map.copyOf(fields));
     }

@@ -1,6 +1,7 @@
 package dev.inferd.server.cloud.dashboard;
 
 import dev.inferd.server.cloud.auth.IssuedKey;
+import dev.inferd.server.cloud.auth.InputRules;
 import dev.inferd.server.cloud.auth.Secrets;
 import dev.inferd.server.cloud.usage.UsageReport;
 import dev.inferd.server.store.Account;
@@ -22,15 +23,27 @@ final class Pages {
     record Page(String html, String nonce) {
     }
 
+    /**
+     * Every pair of text and background colour here has a contrast of at least 4.5:1 (WCAG AA), which
+     * DashboardBrowserTest measures on every button and the header's text. Buttons get their colours set
+     * explicitly: the browser's default button face is near white, and the header's white text on it is unreadable.
+     */
     private static final String STYLE = """
             body{font-family:system-ui,sans-serif;margin:0;color:#1d1d1f;background:#f6f6f8}
             header{background:#1d1d1f;color:#fff;padding:12px 24px;display:flex;gap:24px;align-items:center}
-            header a,header button{color:#fff}
+            header a{color:#fff}header .muted{color:#c8c8cc}
+            button{font:inherit;font-size:14px;padding:4px 12px;margin:2px 4px 2px 0;border-radius:6px;border:1px solid #2448c8;
+            background:#2448c8;color:#fff;cursor:pointer}button:hover{background:#1b3799;border-color:#1b3799}
+            button:focus-visible{outline:3px solid #ffbf47;outline-offset:1px}
+            form.rotate button,#copy{background:#fff;color:#1d1d1f;border-color:#6b6b73}form.rotate button:hover,#copy:hover{background:#e8e8ee}
+            form.revoke button{background:#b00020;border-color:#b00020;color:#fff}form.revoke button:hover{background:#8a0019}
+            header button{background:#1d1d1f;color:#fff;border-color:#c8c8cc}header button:hover{background:#3a3a40}
+            label{margin-right:8px}svg.chart{max-width:100%;height:auto}tr.total th,tr.total td{font-weight:600}
             main{max-width:1100px;margin:24px auto;padding:0 24px}
             section{background:#fff;border-radius:8px;padding:16px 20px;margin-bottom:20px;box-shadow:0 1px 2px #0002}
             table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #eee}
             input,select{padding:4px 6px;margin:2px 8px 2px 0}.secret{font-family:monospace;font-size:15px;background:#fff8dc;padding:8px;
-            border:1px solid #e0c060;display:inline-block}.error{color:#b00020}.muted{color:#777}form.inline{display:inline}
+            border:1px solid #e0c060;display:inline-block}.error{color:#b00020}.muted{color:#5f5f66}form.inline{display:inline}
             """;
 
     private Pages() {
@@ -71,7 +84,7 @@ final class Pages {
             b.append("<tr data-key=\"").append(escape(k.id())).append("\"><td class=\"name\">").append(escape(k.name()))
                     .append("</td><td><code>").append(escape(k.prefix())).append("...</code></td><td class=\"state\">")
                     .append(state).append("</td><td>").append(time(k.createdAt())).append("</td><td>").append(time(k.lastUsedAt()))
-                    .append("</td><td>").append(time(k.expiresAt())).append("</td><td>").append(escape(String.join(", ", k.scopes().models())))
+                    .append("</td><td class=\"expires\">").append(expiry(k.expiresAt())).append("</td><td>").append(escape(String.join(", ", k.scopes().models())))
                     .append("</td><td>").append(escape(String.join(", ", k.scopes().endpoints()))).append("</td><td>")
                     .append(k.rateLimit() == null ? "default" : k.rateLimit() + "/s").append("</td><td>")
                     .append("<a href=\"/dashboard/settings/api-keys/").append(escape(k.id())).append("/usage\">Usage</a> ");
@@ -90,9 +103,12 @@ final class Pages {
                 .append("<label>Name <input name=\"name\" id=\"key-name\" required maxlength=\"200\"></label>")
                 .append("<label>Models <input name=\"models\" placeholder=\"all\" title=\"comma-separated model ids; empty: all\"></label>")
                 .append("<label>Endpoints <input name=\"endpoints\" placeholder=\"all\" title=\"chat.completions, completions, models, audio.transcriptions\"></label>")
-                .append("<label>Expires <input type=\"date\" name=\"expires\"></label>")
-                .append("<label>Requests/s <input type=\"number\" min=\"1\" name=\"rate_limit\" placeholder=\"default\" style=\"width:7em\"></label>")
-                .append("<button type=\"submit\" id=\"create-key\">Create key</button></form></section>");
+                .append("<label>Expires <input type=\"date\" name=\"expires\" id=\"expires\" min=\"1970-01-01\" max=\"9999-12-31\"")
+                .append(" title=\"the key works through this whole day, UTC\"></label>")
+                .append("<label>Requests/s <input type=\"number\" min=\"1\" max=\"").append(InputRules.MAX_RATE_LIMIT)
+                .append("\" name=\"rate_limit\" placeholder=\"default\" style=\"width:7em\"></label>")
+                .append("<button type=\"submit\" id=\"create-key\">Create key</button></form>")
+                .append("<p class=\"muted\">A key with an expiry date works through that whole day (UTC); a date already past is refused.</p></section>");
         b.append("<section><h2>Audit log</h2><p><a href=\"/dashboard/settings/usage.csv\">Export all usage (CSV)</a></p>")
                 .append("<table id=\"audit\"><tr><th>When</th><th>Who</th><th>What</th><th>Key</th><th>Details</th><th>From</th></tr>");
         for (AuditEntry e : audit) {
@@ -120,6 +136,7 @@ final class Pages {
                 .append(totals.cachedTokens()).append("</td><td>").append(totals.audioSeconds().toPlainString())
                 .append("</td><td class=\"cost\">").append(escape(totals.costUsd())).append("</td></tr></table>")
                 .append("<p><a href=\"/dashboard/settings/api-keys/").append(escape(key.id())).append("/usage.csv\">Export (CSV)</a> · ")
+                .append("<a href=\"/dashboard/usage?key=").append(escape(key.id())).append("\">Tokens, audio and cost per day</a> · ")
                 .append("<a href=\"/dashboard/settings/api-keys\">Back to API keys</a></p></section>");
         b.append("<section><h2>Requests per day</h2>").append(chart(days)).append("</section>");
         b.append("<section><h2>Latest requests</h2><table id=\"recent\"><tr><th>When</th><th>Model</th><th>Endpoint</th>")
@@ -167,17 +184,28 @@ final class Pages {
         return "<input type=\"hidden\" name=\"csrf\" value=\"" + escape(s.csrfToken()) + "\">";
     }
 
+    /**
+     * A key's end: "through 2027-01-31" when it ends at a UTC midnight (as a date typed in the form makes it), the
+     * exact instant otherwise; the instant is in the tooltip either way.
+     */
+    private static String expiry(Long millis) {
+        if (millis == null || millis % 86_400_000L != 0) return time(millis);
+        String last = java.time.LocalDate.ofInstant(Instant.ofEpochMilli(millis - 1), java.time.ZoneOffset.UTC).toString();
+        return "<span title=\"until " + escape(Instant.ofEpochMilli(millis).toString()) + "\">through " + last + " (UTC)</span>";
+    }
+
     private static String time(Long millis) {
         return millis == null ? "<span class=\"muted\">-</span>" : escape(Instant.ofEpochMilli(millis).toString().replace('T', ' '));
     }
 
     /** @param script null, or the nonce and the text of one inline script */
-    private static Page page(String title, UserStore.Session s, String body, String[] script) {
+    static Page page(String title, UserStore.Session s, String body, String[] script) {
         String nonce = script == null ? Secrets.randomToken() : script[0];
         var b = new StringBuilder("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
                 .append(escape(title)).append(" · inferd</title><style>").append(STYLE).append("</style></head><body><header><b>inferd</b>");
         if (s != null) {
-            b.append("<a href=\"/dashboard/settings/api-keys\">Settings &gt; API Keys</a><span class=\"muted\" id=\"who\">")
+            b.append("<a href=\"/dashboard/settings/api-keys\">Settings &gt; API Keys</a>")
+                    .append("<a href=\"/dashboard/usage\" id=\"nav-usage\">Usage</a><span class=\"muted\" id=\"who\">")
                     .append(escape(s.user().email())).append("</span><form class=\"inline\" method=\"post\" action=\"/dashboard/logout\">")
                     .append(csrf(s)).append("<button type=\"submit\" id=\"sign-out\">Sign out</button></form>");
         }

@@ -1,5 +1,6 @@
 package dev.inferd.server.cloud.usage;
 
+import dev.inferd.server.cloud.auth.InputRules;
 import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageTotals;
 
@@ -7,7 +8,6 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 
 /** Usage totals as the admin API and the dashboard show them: audio in seconds, cost as a decimal string. */
@@ -28,28 +28,19 @@ public record UsageReport(long requests, long promptTokens, long completionToken
     }
 
     /**
-     * A period bound given as a date ({@code 2026-11-01}, its start in UTC), an instant
-     * ({@code 2026-11-01T12:00:00Z}) or epoch milliseconds; null for none.
+     * One account's usage, optionally of one key and one model, over {@code [from, to)}: each a date (its first
+     * moment in UTC), an ISO-8601 instant or epoch milliseconds; blank for open.
      *
-     * @throws IllegalArgumentException for anything else
+     * @throws IllegalArgumentException for a bound that is none of those, or ids that cannot name anything
      */
-    public static Long parseTime(String text) {
-        if (text == null || text.isBlank()) return null;
-        try {
-            if (text.chars().allMatch(Character::isDigit)) return Long.parseLong(text);
-            if (text.length() == 10) return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
-            return Instant.parse(text).toEpochMilli();
-        } catch (DateTimeParseException | NumberFormatException e) {
-            throw new IllegalArgumentException("not a date, an ISO-8601 instant or epoch milliseconds: " + text);
-        }
-    }
-
     public static UsageFilter filter(String accountId, String keyId, String model, String from, String to) {
-        return UsageFilter.account(accountId).key(blankToNull(keyId)).model(blankToNull(model))
-                .period(parseTime(from), parseTime(to));
+        Long start = InputRules.periodStart(from);
+        Long end = InputRules.periodEnd(to);
+        if (start != null && end != null && end < start) throw new IllegalArgumentException("the period ends before it starts");
+        return UsageFilter.account(accountId).key(id("a key id", keyId)).model(id("a model id", model)).period(start, end);
     }
 
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s;
+    private static String id(String what, String s) {
+        return s == null || s.isBlank() ? null : InputRules.text(what, s, InputRules.MAX_SCOPE_ITEM);
     }
 }
