@@ -86,7 +86,7 @@ final class GenerationTask implements ScheduledRequest {
         ChoiceText.Release release = c.text.add(textBytes(token), lp);
         emit(c, release);
         if (release.stopped()) {
-            finishWithoutFlush(c, FinishReason.STOP);
+            finishWithoutFlush(c, FinishReason.STOP, release.stopSequence());
             return false;
         }
         boolean roomForNext = position + 1 < contextLength;
@@ -108,12 +108,12 @@ final class GenerationTask implements ScheduledRequest {
 
     private void finish(Choice c, FinishReason reason) {
         emit(c, c.text.flush());
-        finishWithoutFlush(c, reason);
+        finishWithoutFlush(c, reason, null);
     }
 
-    private void finishWithoutFlush(Choice c, FinishReason reason) {
+    private void finishWithoutFlush(Choice c, FinishReason reason, String stopSequence) {
         c.finished = true;
-        generation.finish(c.index, reason);
+        generation.finish(c.index, reason, stopSequence);
     }
 
     private void emit(Choice c, ChoiceText.Release release) {

@@ -11,8 +11,8 @@ import java.util.SplittableRandom;
 
 /**
  * Chooses the next token of one sequence from the model's logits: logit bias, presence and frequency
- * penalties over the tokens this sequence generated so far, then greedy, or temperature and nucleus
- * (top_p) sampling with a seeded generator. One instance per sequence; its scratch buffers are sized
+ * penalties over the tokens this sequence generated so far, then greedy, or temperature, top-k and
+ * nucleus (top_p) sampling with a seeded generator. One instance per sequence; its scratch buffers are sized
  * once for the vocabulary, so choosing a token allocates nothing.
  */
 public final class Sampler {
@@ -79,7 +79,7 @@ public final class Sampler {
         // e^(l - max) eight at a time (a scalar Math.exp per token of the vocabulary was about a
         // millisecond per generated token on the scheduler's thread)
         float sum = Lanes.softmaxNumerators(work, vocab, max);
-        return params.topP() < 1f ? sampleNucleus(sum) : sampleAll(sum);
+        return params.topP() < 1f || params.topK() > 0 ? sampleNucleus(sum) : sampleAll(sum);
     }
 
     private void applyBiasAndPenalties() {
@@ -109,16 +109,18 @@ public final class Sampler {
     }
 
     /**
-     * Takes tokens in order of probability until their mass reaches top_p, then samples among them.
-     * A heap over the vocabulary makes this O(V + k log V) for k kept tokens, not a full sort.
+     * Takes tokens in order of probability until their mass reaches top_p or their number top_k, then
+     * samples among them. A heap over the vocabulary makes this O(V + k log V) for k kept tokens, not a
+     * full sort.
      */
     private int sampleNucleus(double sum) {
         heap.fill(work);
         double target = params.topP() * sum;
+        int limit = params.topK() > 0 ? params.topK() : Integer.MAX_VALUE;
         double kept = 0;
         int count = 0;
         int[] keptIds = heap.extracted();
-        while (heap.size() > 0) {
+        while (heap.size() > 0 && count < limit) {
             int id = heap.pop();
             keptIds[count++] = id;
             kept += work[id];
