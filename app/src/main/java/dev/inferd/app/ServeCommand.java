@@ -6,6 +6,7 @@ import dev.inferd.speech.whisper.WhisperModel;
 import dev.inferd.speech.whisper.WhisperModelFile;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
+import dev.inferd.engine.generate.ContextSizing;
 import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.engine.generate.ModelDescription;
@@ -35,6 +36,7 @@ import java.util.concurrent.FutureTask;
 
 /** {@code inferd serve}: the local OpenAI-compatible server. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
+        header = "Serve models over the OpenAI API on this machine.",
         description = {
                 "Serve models over the OpenAI API (chat completions, completions, models, audio transcriptions and",
                 "translations with a Whisper model: speech-large-v3 or a whisper.cpp ggml-*.bin file) on http://HOST:PORT/v1.",
@@ -66,7 +68,8 @@ public final class ServeCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "context length in tokens (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
+            description = "context length in tokens (default: the model's trained context, as far as --kv-memory holds one "
+                    + "sequence of it; printed at start-up)")
     int contextLength;
 
     @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
@@ -78,7 +81,8 @@ public final class ServeCommand implements Callable<Integer> {
     int parallel;
 
     @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
-            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, at most a quarter of RAM)")
+            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, "
+                    + "at most a quarter of RAM and half the heap, shared by the text models)")
     String kvMemory;
 
     @Option(names = "--max-queued", defaultValue = "0", paramLabel = "N",
@@ -194,7 +198,9 @@ public final class ServeCommand implements Callable<Integer> {
         var running = new Running();
         var shutdownHook = new Thread(running::stop, "inferd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        var loading = new FutureTask<>(() -> loadAll(textModels, kvBytes, registry, running));
+        // The default KV budget is the process's, not each model's: models served side by side share it.
+        long kvPerModel = kvBytes == 0 && textModels.size() > 1 ? ContextSizing.defaultBudget() / textModels.size() : kvBytes;
+        var loading = new FutureTask<>(() -> loadAll(textModels, kvPerModel, registry, running));
         Thread.ofPlatform().name("inferd-load").daemon(true).start(loading);
 
         String failure;
