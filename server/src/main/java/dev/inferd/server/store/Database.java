@@ -55,10 +55,12 @@ public final class Database implements AutoCloseable {
 
     private final HikariDataSource pool;
     private final String url;
+    private final StoreChanges changes;
 
     private Database(HikariDataSource pool, String url) {
         this.pool = pool;
         this.url = url;
+        this.changes = isPostgres() ? new PostgresChanges(this) : StoreChanges.LOCAL;
     }
 
     /** The default database: {@code inferd.db} in {@code home} (created with its folder when missing). */
@@ -112,6 +114,29 @@ public final class Database implements AutoCloseable {
             throw new StoreException("cannot migrate " + redact(url) + ": " + rootMessage(e), e);
         }
         return new Database(pool, url);
+    }
+
+    /** Whether this is PostgreSQL, which several processes share (SQLite is one process's file). */
+    public boolean isPostgres() {
+        return url.startsWith("jdbc:postgresql:");
+    }
+
+    /** The pool, for libraries that keep their own tables here (Bucket4j's buckets). */
+    public javax.sql.DataSource dataSource() {
+        return pool;
+    }
+
+    /** A connection of its own outside the pool, for a listener that holds it for the process's life. */
+    Connection openDedicated() throws SQLException {
+        return java.sql.DriverManager.getConnection(url);
+    }
+
+    /**
+     * What other processes change in this database (keys, accounts, the catalog): on PostgreSQL told by
+     * {@code LISTEN/NOTIFY} within milliseconds; on SQLite nothing is told, and readers must not cache.
+     */
+    public StoreChanges changes() {
+        return changes;
     }
 
     /** The URL with any password left out, for messages. */
@@ -213,6 +238,7 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        changes.close();
         pool.close();
     }
 
