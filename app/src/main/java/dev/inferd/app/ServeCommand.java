@@ -15,6 +15,7 @@ import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.server.http.InferdServer;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
+import dev.inferd.server.responses.MemoryResponseStore;
 import dev.inferd.server.metrics.EngineStats;
 import dev.inferd.server.openai.EngineRequests;
 import picocli.CommandLine.Command;
@@ -105,6 +106,15 @@ public final class ServeCommand implements Callable<Integer> {
             + "instead of 'reasoning_content'")
     boolean noReasoningSplit;
 
+    @Option(names = "--responses-max", defaultValue = "1000", paramLabel = "N",
+            description = "responses kept in memory for GET /v1/responses/{id} and previous_response_id; the least "
+                    + "recently used go first (default: ${DEFAULT-VALUE})")
+    int responsesMax;
+
+    @Option(names = "--responses-memory", defaultValue = "64m", paramLabel = "SIZE",
+            description = "memory the kept responses may take, e.g. 64m (default: ${DEFAULT-VALUE})")
+    String responsesMemory;
+
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
@@ -129,9 +139,11 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             options = ServerOptions.defaults().withLimits(new ServerOptions.Limits(ByteSize.parse(maxBody),
                     Duration.ofSeconds(readTimeoutSeconds), Duration.ofSeconds(idleTimeoutSeconds),
-                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections, ByteSize.parse(minBodyRate)));
+                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections, ByteSize.parse(minBodyRate)))
+                    .withResponses(new MemoryResponseStore(responsesMax, ByteSize.parse(responsesMemory)));
         } catch (IllegalArgumentException e) {
-            System.err.println("inferd: --max-body, the timeouts, --max-connections and --min-body-rate: " + e.getMessage());
+            System.err.println("inferd: --max-body, the timeouts, --max-connections, --min-body-rate and the "
+                    + "--responses bounds: " + e.getMessage());
             return 2;
         }
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);

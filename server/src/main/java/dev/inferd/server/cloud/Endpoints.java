@@ -4,6 +4,7 @@ package dev.inferd.server.cloud;
 public final class Endpoints {
 
     public static final String MODELS = "models";
+    public static final String RESPONSES = "responses";
 
     private Endpoints() {
     }
@@ -12,6 +13,8 @@ public final class Endpoints {
     public static String of(String path) {
         String rest = path.startsWith("/v1/") ? path.substring(4) : path;
         if (rest.equals(MODELS) || rest.startsWith(MODELS + "/")) return MODELS;
+        // A kept response's routes (/v1/responses/{id}, .../input_items) are the responses endpoint's.
+        if (rest.equals(RESPONSES) || rest.startsWith(RESPONSES + "/")) return RESPONSES;
         return rest.replace('/', '.');
     }
 }

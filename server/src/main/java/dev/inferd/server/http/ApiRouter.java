@@ -30,6 +30,7 @@ final class ApiRouter {
     private final ServerMetrics metrics;
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
+    private final ResponsesEndpoint responses;
     private final SpeechModels speech;
     private final TranscriptionsEndpoint transcriptions;
 
@@ -46,6 +47,7 @@ final class ApiRouter {
         long maxBody = options.limits().maxBodyBytes();
         this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody, options.separateReasoning());
         this.completions = new CompletionsEndpoint(gate, systemFingerprint, maxBody);
+        this.responses = new ResponsesEndpoint(gate, maxBody, options.separateReasoning(), options.responses());
     }
 
     void handle(ServerRequest request, ServerResponse response) {
@@ -87,7 +89,7 @@ final class ApiRouter {
     /** Methods as metric labels: the ones this API uses, every other string under one label. */
     static String methodLabel(String method) {
         return switch (method) {
-            case "GET", "POST", "HEAD" -> method;
+            case "GET", "POST", "HEAD", "DELETE" -> method;
             default -> "OTHER";
         };
     }
@@ -95,8 +97,16 @@ final class ApiRouter {
     /** The route's template, so that metrics have one series per route, not per path a client made up. */
     static String routeOf(String path) {
         return switch (path) {
-            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, TRANSCRIPTIONS, TRANSLATIONS -> path;
-            default -> path.startsWith(MODELS + "/") ? MODELS + "/{id}" : "unmatched";
+            case MODELS, "/v1/chat/completions", "/v1/completions", ResponsesEndpoint.PATH, METRICS, TRANSCRIPTIONS,
+                 TRANSLATIONS -> path;
+            default -> {
+                if (path.startsWith(MODELS + "/")) yield MODELS + "/{id}";
+                if (path.startsWith(ResponsesEndpoint.PATH + "/")) {
+                    yield path.endsWith("/input_items") ? ResponsesEndpoint.PATH + "/{id}/input_items"
+                            : ResponsesEndpoint.PATH + "/{id}";
+                }
+                yield "unmatched";
+            }
         };
     }
 
@@ -131,8 +141,16 @@ final class ApiRouter {
                     completions.handle(request, response, client);
                 }
             }
+            case ResponsesEndpoint.PATH -> {
+                allow(method, path, "POST", response);
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    responses.create(request, response, client);
+                }
+            }
             default -> {
-                if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {
+                if (path.startsWith(ResponsesEndpoint.PATH + "/")) {
+                    keptResponse(method, path.substring(ResponsesEndpoint.PATH.length() + 1), request, response);
+                } else if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {
                     allow(method, path, "GET", response);
                     sendGet(method, response, JsonExchange.JSON,
                             WireJson.bytes(models.describe(path.substring(MODELS.length() + 1))));
@@ -140,6 +158,27 @@ final class ApiRouter {
                     throw ApiError.unknownUrl(method, path);
                 }
             }
+        }
+    }
+
+    /** {@code /v1/responses/{id}} (GET, DELETE) and {@code /v1/responses/{id}/input_items} (GET). */
+    private void keptResponse(String method, String rest, ServerRequest request, ServerResponse response) {
+        String path = ResponsesEndpoint.PATH + "/" + rest;
+        String[] parts = rest.split("/", -1);
+        if (parts.length == 2 && parts[1].equals("input_items") && !parts[0].isEmpty()) {
+            allow(method, path, "GET", response);
+            responses.inputItems(parts[0], request, response);
+        } else if (parts.length == 1 && !parts[0].isEmpty()) {
+            if ("DELETE".equals(method)) {
+                responses.delete(parts[0], request, response);
+            } else if ("GET".equals(method)) {
+                responses.get(parts[0], request, response);
+            } else {
+                response.header("Allow", "GET, DELETE");
+                throw ApiError.methodNotAllowed(method, path, "GET, DELETE");
+            }
+        } else {
+            throw ApiError.unknownUrl(method, path);
         }
     }
 

@@ -172,8 +172,8 @@ final class CompletionsEndpoint {
         }
 
         @Override
-        public void finish(SseStream sse, int choice, String finishReason) {
-            sse.send(chunk(new Completion.Choice("", choice, null, finishReason)));
+        public void finish(SseStream sse, int choice, FinishReason reason) {
+            sse.send(chunk(new Completion.Choice("", choice, null, FinishReasons.wireName(reason))));
         }
 
         @Override

@@ -43,14 +43,24 @@ public final class EngineRequests {
             throw ApiError.completionBeyondContext(promptParam, context, prompt.length, cap);
         }
         int maxTokens = cap == null ? Math.min(room, request.maxTokensWithoutCap()) : cap;
-        SamplingFields s = request.sampling();
+        return build(request.sampling(), request.stop(), request.n(), maxTokens, request.logprobCount(), prompt,
+                generator, constraint);
+    }
+
+    /**
+     * The engine's request from fields already checked against the context: the sampling fields in the
+     * engine's terms; a {@code logit_bias} key outside the model's vocabulary is a 400.
+     */
+    public static GenerationRequest build(SamplingFields s, java.util.List<String> stop, int n, int maxTokens,
+                                          int logprobCount, int[] prompt, TextGenerator generator,
+                                          TokenConstraint.Factory constraint) {
+        checkLogitBias(generator, s.logitBias());
         // top_p = 0 means "keep only the most likely token"; the engine wants a mass in (0, 1], and the
         // smallest positive mass keeps exactly that one token.
         float topP = s.topP() == 0f ? Float.MIN_VALUE : s.topP();
         var sampling = new SamplingParams(s.temperature(), topP, s.seed(), s.presencePenalty(), s.frequencyPenalty(),
                 s.logitBias());
-        return new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), sampling, request.logprobCount(),
-                constraint);
+        return new GenerationRequest(prompt, n, maxTokens, stop, sampling, logprobCount, constraint);
     }
 
     /**

@@ -43,10 +43,20 @@ public final class OutputConstraints {
      */
     public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator, boolean thinkingApart,
                                                   boolean startsInThinking) {
-        ChatTools tools = request.tools();
+        return forOutput(request.tools(), request.responseFormat(), generator, thinkingApart, startsInThinking,
+                "response_format");
+    }
+
+    /**
+     * As {@link #forChat(ChatRequest, TextGenerator, boolean, boolean)}, for any protocol's tools and output
+     * format; {@code formatParam} names the field that holds the format in errors.
+     */
+    public static TokenConstraint.Factory forOutput(ChatTools tools, ResponseFormat responseFormat,
+                                                    TextGenerator generator, boolean thinkingApart,
+                                                    boolean startsInThinking, String formatParam) {
         if (tools.forcesCall()) {
-            if (!(request.responseFormat() instanceof ResponseFormat.Text)) {
-                throw ApiError.invalid("response_format", "Invalid 'response_format': a JSON response format cannot "
+            if (!(responseFormat instanceof ResponseFormat.Text)) {
+                throw ApiError.invalid(formatParam, "Invalid '" + formatParam + "': a JSON response format cannot "
                         + "be combined with a 'tool_choice' that forces a call.");
             }
             var allowed = allowedTools(tools);
@@ -55,7 +65,7 @@ public final class OutputConstraints {
             return constraint(compileCalls(() -> ToolCallGrammar.forced(format, allowed, false, GRAMMARS)),
                     generator, "tools");
         }
-        if (tools.parsesCalls() && request.responseFormat() instanceof ResponseFormat.Text) {
+        if (tools.parsesCalls() && responseFormat instanceof ResponseFormat.Text) {
             TokenVocabulary vocabulary = generator.vocabulary();
             if (vocabulary == null) return null; // free text; calls are read from it as written
             var allowed = allowedTools(tools);
@@ -64,7 +74,7 @@ public final class OutputConstraints {
             var trigger = thinkingApart ? ToolCallGrammar.trigger(format, startsInThinking) : ToolCallGrammar.trigger(format);
             return GrammarConstraint.triggeredFactory(calls, vocabulary, trigger);
         }
-        return forFormat(request.responseFormat(), generator, "response_format");
+        return forFormat(responseFormat, generator, formatParam);
     }
 
     /** The constraint of a {@code response_format}, or null for text. */
@@ -73,8 +83,13 @@ public final class OutputConstraints {
             case ResponseFormat.Text t -> null;
             case ResponseFormat.JsonObject o -> constraint(GRAMMARS.anyObject(), generator, param);
             case ResponseFormat.JsonSchema s -> constraint(s.schema() == null ? GRAMMARS.anyValue()
-                    : compile(s.schema(), param + ".json_schema.schema"), generator, param);
+                    : compile(s.schema(), schemaParam(param)), generator, param);
         };
+    }
+
+    /** Where a format's schema sits: chat's {@code response_format.json_schema.schema}, Responses' {@code text.format.schema}. */
+    private static String schemaParam(String formatParam) {
+        return formatParam.equals("response_format") ? formatParam + ".json_schema.schema" : formatParam + ".schema";
     }
 
     /** The functions the model may call, each schema checked on its own so that a 400 names its tool. */
