@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * compare-and-swap of its key's bucket in PostgreSQL ({@code SELECT ... FOR UPDATE} on a row of
  * {@code inferd_rate_buckets}) or in Redis (Lettuce), so the limit holds for the keys' traffic in total.
  * A bucket's id is its key and limit, so a changed limit starts a fresh bucket; buckets expire once full again.
- * When the store cannot be reached the request is answered 503, never let through unlimited.
+ * PostgreSQL's buckets are written without waiting for the disk ({@link Database#unsyncedDataSource}): a crash may
+ * give back the last fraction of a second's tokens, which costs nothing, where a sync per request would cost
+ * milliseconds. When the store cannot be reached the request is answered 503, never let through unlimited.
  */
 public final class SharedRateLimiter implements RateLimiter {
 
@@ -60,7 +62,7 @@ public final class SharedRateLimiter implements RateLimiter {
             tx.update("CREATE TABLE IF NOT EXISTS " + TABLE + " (id VARCHAR(255) PRIMARY KEY, state BYTEA, expires_at BIGINT)");
             return null;
         });
-        ProxyManager<String> manager = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(db.dataSource())
+        ProxyManager<String> manager = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(db.unsyncedDataSource())
                 .primaryKeyMapper(PrimaryKeyMapper.STRING)
                 .table(TABLE).idColumn("id").stateColumn("state").expiresAtColumn("expires_at")
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_FULL))
