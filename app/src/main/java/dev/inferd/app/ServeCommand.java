@@ -49,6 +49,16 @@ public final class ServeCommand implements Callable<Integer> {
                     + "ggml-*.bin file for speech to text; repeatable (a chat model and a speech model side by side)")
     List<String> models;
 
+    @Option(names = "--draft", paramLabel = "<slug|file.gguf>",
+            description = "a smaller model of the same family (the same vocabulary) that drafts tokens for the text model to "
+                    + "verify several at a time: speculative decoding; greedy output stays the same token for token, sampled "
+                    + "output keeps the model's distribution")
+    String draft;
+
+    @Option(names = "--no-prompt-lookup", description = "do not draft from the prompt and the text so far (prompt lookup "
+            + "speculation, on by default where no --draft is given; it turns itself off for a sequence where it does not pay)")
+    boolean noPromptLookup;
+
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
     String host;
 
@@ -122,6 +132,9 @@ public final class ServeCommand implements Callable<Integer> {
             + "tokens at every start, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
 
+    /** The draft model once resolved (downloaded if need be), or null. */
+    private ResolvedModel resolvedDraft;
+
     @Override
     public Integer call() {
         long kvBytes;
@@ -155,6 +168,7 @@ public final class ServeCommand implements Callable<Integer> {
         List<ResolvedModel> resolved;
         try {
             resolved = resolveAll();
+            resolvedDraft = draft == null ? null : ModelResolver.fromEnvironment().resolveModel(draft, offline);
         } catch (ModelException e) {
             System.err.println("inferd: " + e.getMessage());
             return 1;
@@ -170,6 +184,11 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         List<ResolvedModel> textModels = resolved.stream().filter(m -> !isSpeech(m)).toList();
+        if (resolvedDraft != null && (textModels.size() != 1 || isSpeech(resolvedDraft))) {
+            System.err.println("inferd: --draft drafts for one text model: serve exactly one text --model with it, and a text "
+                    + "model as the draft");
+            return 2;
+        }
         ModelRegistry registry = new ModelRegistry();
         textModels.forEach(m -> registry.loading(m.id()));
         var running = new Running();
@@ -259,7 +278,8 @@ public final class ServeCommand implements Callable<Integer> {
                 var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
                         .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued)
                         .withMaxChoices(EngineRequests.MAX_CHOICES).withThreads(threads)
-                        .withCopyCache(noCopyCache ? null : ModelEvents.copyCacheDirectory()).withAfterLoad(true),
+                        .withCopyCache(noCopyCache ? null : ModelEvents.copyCacheDirectory()).withAfterLoad(true)
+                        .withDraft(resolvedDraft == null ? null : resolvedDraft.file()).withPromptLookup(!noPromptLookup),
                         new ModelEvents(System.out));
                 if (!running.add(generator)) {
                     generator.close(); // stopped while it loaded

@@ -1,5 +1,6 @@
 package dev.inferd.server.cloud;
 
+import dev.inferd.server.anthropic.AnthropicModelList;
 import dev.inferd.server.cloud.auth.Authenticator;
 import dev.inferd.server.cloud.auth.OperatorToken;
 import dev.inferd.server.cloud.auth.Principal;
@@ -106,7 +107,7 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
         try {
             principal = authenticator.authenticate(request);
         } catch (ApiError e) {
-            CloudHttp.sendError(response, e);
+            CloudHttp.sendError(request, response, e);
             return;
         }
         String endpoint = Endpoints.of(path);
@@ -131,13 +132,13 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
                         + String.join(", ", principal.key().scopes().endpoints()) + ").");
             }
             if (endpoint.equals(Endpoints.MODELS) && request.method().equals("GET")) {
-                models(principal, path, meter, response, chain);
+                models(principal, request, meter, response, chain);
             } else {
                 RequestHook.attach(request, meter);
                 chain.run();
             }
         } catch (ApiError e) {
-            if (!response.isSent()) CloudHttp.sendError(response, e);
+            if (!response.isSent()) CloudHttp.sendError(request, response, e);
             meter.finished(e.status());
         } finally {
             recordAfterAnswer(meter, response.status());
@@ -145,10 +146,13 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
     }
 
     /** {@code GET /v1/models} lists what the key may use; {@code GET /v1/models/{id}} answers 403 for the rest. */
-    private void models(Principal principal, String path, UsageMeter meter, ServerResponse response, Runnable chain) {
+    private void models(Principal principal, ServerRequest request, UsageMeter meter, ServerResponse response,
+                        Runnable chain) {
+        String path = request.path();
         if (path.equals("/v1/models")) {
             var visible = models.list().stream().filter(m -> principal.key().scopes().allowsModel(m.id())).toList();
-            CloudHttp.sendJson(response, 200, ModelList.of(visible));
+            CloudHttp.sendJson(response, 200, request.header("anthropic-version") != null
+                    ? AnthropicModelList.of(visible) : ModelList.of(visible));
             meter.finished(200);
         } else {
             meter.model(path.substring("/v1/models/".length()));

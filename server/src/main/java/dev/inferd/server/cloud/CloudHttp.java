@@ -4,6 +4,7 @@ import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.WireJson;
 import dev.inferd.server.http.ServerRequest;
 import dev.inferd.server.http.ServerResponse;
+import dev.inferd.server.http.WireProtocol;
 
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -26,10 +27,19 @@ public final class CloudHttp {
     }
 
     public static void sendError(ServerResponse response, ApiError error) {
+        sendError(response, error, WireProtocol.OPENAI);
+    }
+
+    /** Sends {@code error} in the error shape of the API route {@code request} went to. */
+    public static void sendError(ServerRequest request, ServerResponse response, ApiError error) {
+        sendError(response, error, WireProtocol.of(request.path()));
+    }
+
+    private static void sendError(ServerResponse response, ApiError error, WireProtocol protocol) {
         if (error.retryAfterSeconds() > 0) response.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
         if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
         if (response.header(REQUEST_ID) == null) response.header(REQUEST_ID, requestId());
-        sendJson(response, error.status(), error.body());
+        sendJson(response, error.status(), protocol.errorBody(error, response.header(REQUEST_ID)));
     }
 
     public static String requestId() {

@@ -9,11 +9,17 @@ import java.util.List;
  * @param reasoning the thinking text, or null
  * @param calls     the calls within the number the request allows, complete or not
  * @param engineStop whether the engine stopped the choice ({@link StopReason#STOP}) or it ran out of room ({@link StopReason#LENGTH})
+ * @param stopSequence the request's stop sequence that ended the choice, or null
  */
-public record ChoiceOutput(String content, String reasoning, List<ToolCallOutput> calls, StopReason engineStop) {
+public record ChoiceOutput(String content, String reasoning, List<ToolCallOutput> calls, StopReason engineStop,
+                           String stopSequence) {
 
     public ChoiceOutput {
         calls = List.copyOf(calls);
+    }
+
+    public ChoiceOutput(String content, String reasoning, List<ToolCallOutput> calls, StopReason engineStop) {
+        this(content, reasoning, calls, engineStop, null);
     }
 
     public List<ToolCallOutput> completeCalls() {

@@ -48,8 +48,8 @@ public final class ConversationPlanner {
         }
         var reading = new OutputReading(format, rendered, request.tools(),
                 separateReasoning && request.separateReasoning());
-        TokenConstraint.Factory constraint = OutputConstraints.forOutput(request.tools(), request.format(), generator,
-                reading.splitsThinking(), rendered.opensReasoning(), formatParam);
+        TokenConstraint.Factory constraint = OutputConstraints.forOutput(request.tools(), request.format(),
+                request.freeJsonLayout(), generator, reading.splitsThinking(), rendered.opensReasoning(), formatParam);
         GenerationRequest engineRequest = EngineRequests.build(request.sampling(), request.stop(), request.n(),
                         maxTokens(request, prompt, generator), request.logprobs(), prompt, generator, constraint)
                 .withControlTokenText(reading.controlTokenText());

@@ -22,17 +22,27 @@ import java.util.Map;
  * @param capPolicy         what a cap beyond the room left means
  * @param logprobs          -1 without log-probabilities, else the number of alternatives per token
  * @param promptParam       the request field that holds the conversation, named by errors about it
+ * @param freeJsonLayout    JSON under a grammar may be laid out freely (chat's extension {@code json_layout: "free"})
  */
 public record ConversationRequest(String model, List<Message> messages, ChatTools tools, ResponseFormat format,
                                   Boolean enableThinking, boolean separateReasoning,
                                   Map<String, Object> templateVariables, SamplingFields sampling, int n,
                                   List<String> stop, Integer maxTokens, CapPolicy capPolicy, int logprobs,
-                                  String promptParam) {
+                                  String promptParam, boolean freeJsonLayout) {
 
     public ConversationRequest {
         messages = List.copyOf(messages);
         templateVariables = Map.copyOf(templateVariables);
         stop = List.copyOf(stop);
+    }
+
+    /** A conversation whose JSON under a grammar has the compact layout. */
+    public ConversationRequest(String model, List<Message> messages, ChatTools tools, ResponseFormat format,
+                               Boolean enableThinking, boolean separateReasoning, Map<String, Object> templateVariables,
+                               SamplingFields sampling, int n, List<String> stop, Integer maxTokens, CapPolicy capPolicy,
+                               int logprobs, String promptParam) {
+        this(model, messages, tools, format, enableThinking, separateReasoning, templateVariables, sampling, n, stop,
+                maxTokens, capPolicy, logprobs, promptParam, false);
     }
 
     public boolean wantsLogprobs() {

@@ -36,7 +36,12 @@ public final class RunReader {
 
     /** The engine ended a choice. */
     public void finish(int choice, FinishReason reason) {
-        choices[choice].finish(reason);
+        finish(choice, reason, null);
+    }
+
+    /** The engine ended a choice at {@code stopSequence}, one of the request's stop sequences (null: another end). */
+    public void finish(int choice, FinishReason reason, String stopSequence) {
+        choices[choice].finish(reason, stopSequence);
     }
 
     /** Every choice ended. */
@@ -64,7 +69,7 @@ public final class RunReader {
             }
         }
 
-        void finish(FinishReason reason) {
+        void finish(FinishReason reason, String stopSequence) {
             parser.finish();
             ParsedOutput parsed = parser.result();
             List<ToolCallOutput> calls = new ArrayList<>();
@@ -76,7 +81,7 @@ public final class RunReader {
             for (ToolCallOutput call : calls) sink.accept(new ConversationEvent.ToolCallDone(index, call));
             StopReason stop = reason == FinishReason.LENGTH ? StopReason.LENGTH : StopReason.STOP;
             sink.accept(new ConversationEvent.ChoiceFinished(index,
-                    new ChoiceOutput(parsed.content(), parsed.reasoning(), calls, stop)));
+                    new ChoiceOutput(parsed.content(), parsed.reasoning(), calls, stop, stopSequence)));
         }
 
         @Override

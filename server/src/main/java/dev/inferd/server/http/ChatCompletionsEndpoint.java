@@ -60,7 +60,7 @@ final class ChatCompletionsEndpoint {
         return new ConversationRequest(request.model(), request.conversation(), request.tools(),
                 request.responseFormat(), enableThinking, request.separateReasoning(), request.templateVariables(),
                 request.sampling(), request.n(), request.stop(), request.maxTokens(), CapPolicy.REJECT,
-                request.logprobCount(), "messages");
+                request.logprobCount(), "messages", request.freeJsonLayout());
     }
 
     private ChatCompletion completion(ConversationRun.Collected collected, ChatRequest request, long created) {

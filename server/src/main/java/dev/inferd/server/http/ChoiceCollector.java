@@ -18,12 +18,14 @@ final class ChoiceCollector {
     private final StringBuilder[] texts;
     private final List<List<TokenLogprob>> logprobs;
     private final FinishReason[] finishReasons;
+    private final String[] stopSequences;
     private GenerationResult result;
 
     private ChoiceCollector(int n) {
         texts = new StringBuilder[n];
         logprobs = new ArrayList<>(n);
         finishReasons = new FinishReason[n];
+        stopSequences = new String[n];
         for (int i = 0; i < n; i++) {
             texts[i] = new StringBuilder();
             logprobs.add(new ArrayList<>());
@@ -45,7 +47,10 @@ final class ChoiceCollector {
                         c.texts[t.choice()].append(t.text());
                         c.logprobs.get(t.choice()).addAll(t.tokens());
                     }
-                    case GenerationEvent.Finish f -> c.finishReasons[f.choice()] = f.reason();
+                    case GenerationEvent.Finish f -> {
+                        c.finishReasons[f.choice()] = f.reason();
+                        c.stopSequences[f.choice()] = f.stopSequence();
+                    }
                     case GenerationEvent.End e -> {
                         if (client.isGone()) throw new ClientGoneException(null);
                         c.result = e.result();
@@ -69,6 +74,11 @@ final class ChoiceCollector {
 
     String finishReason(int choice) {
         return FinishReasons.wireName(reason(choice));
+    }
+
+    /** The stop sequence that ended the choice, or null. */
+    String stopSequence(int choice) {
+        return stopSequences[choice];
     }
 
     FinishReason reason(int choice) {

@@ -40,7 +40,8 @@ final class CompletionsEndpoint {
         CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
-            var constraint = OutputConstraints.forFormat(request.responseFormat(), generator, "response_format");
+            var constraint = OutputConstraints.forFormat(request.responseFormat(), request.freeJsonLayout(), generator,
+                    "response_format");
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {
                 int[] tokens = EngineRequests.tokenize(limit -> generator.textPrompt(prompt, limit), generator, "prompt");

@@ -71,6 +71,11 @@ final class ConversationRun {
             }
 
             @Override
+            public void finish(SseStream sse, int choice, FinishReason reason, String stopSequence) {
+                reader.finish(choice, reason, stopSequence);
+            }
+
+            @Override
             public void end(SseStream sse, Usage usage) {
                 reader.end(usage);
             }
@@ -106,7 +111,7 @@ final class ConversationRun {
         List<List<TokenLogprob>> logprobs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             reader.text(i, collected.text(i), List.of());
-            reader.finish(i, collected.reason(i));
+            reader.finish(i, collected.reason(i), collected.stopSequence(i));
             logprobs.add(collected.logprobs(i));
         }
         Usage usage = Usage.of(collected.result());

@@ -28,6 +28,11 @@ final class StreamedRun {
 
         void finish(SseStream sse, int choice, FinishReason reason);
 
+        /** As {@link #finish(SseStream, int, FinishReason)}, with the stop sequence that ended the choice (or null). */
+        default void finish(SseStream sse, int choice, FinishReason reason, String stopSequence) {
+            finish(sse, choice, reason);
+        }
+
         /** After every choice finished, before {@code [DONE]}: the usage chunk when it was asked for. */
         void end(SseStream sse, Usage usage);
 
@@ -108,7 +113,8 @@ final class StreamedRun {
                             case GenerationEvent.Text t ->
                                     translator.text(sse, runs.choiceOffset() + t.choice(), t.text(), t.tokens());
                             case GenerationEvent.Finish f ->
-                                    translator.finish(sse, runs.choiceOffset() + f.choice(), f.reason());
+                                    translator.finish(sse, runs.choiceOffset() + f.choice(), f.reason(),
+                                            f.stopSequence());
                             case GenerationEvent.End e -> {
                                 if (client.isGone()) throw new ClientGoneException(null);
                                 usage = usage.plus(Usage.of(e.result()));

@@ -49,18 +49,35 @@ public final class EngineRequests {
 
     /**
      * The engine's request from fields already checked against the context: the sampling fields in the
-     * engine's terms; a {@code logit_bias} key outside the model's vocabulary is a 400.
+     * engine's terms; a {@code logit_bias} key outside the model's vocabulary is a 400, and so is a
+     * limit below the shortest complete output of {@code constraint}.
      */
     public static GenerationRequest build(SamplingFields s, java.util.List<String> stop, int n, int maxTokens,
                                           int logprobCount, int[] prompt, TextGenerator generator,
                                           TokenConstraint.Factory constraint) {
         checkLogitBias(generator, s.logitBias());
+        if (constraint != null) checkRoomForCompleteOutput(constraint.tokensToComplete(), maxTokens);
         // top_p = 0 means "keep only the most likely token"; the engine wants a mass in (0, 1], and the
         // smallest positive mass keeps exactly that one token.
         float topP = s.topP() == 0f ? Float.MIN_VALUE : s.topP();
         var sampling = new SamplingParams(s.temperature(), topP, s.seed(), s.presencePenalty(), s.frequencyPenalty(),
-                s.logitBias());
+                s.logitBias(), s.topK());
         return new GenerationRequest(prompt, n, maxTokens, stop, sampling, logprobCount, constraint);
+    }
+
+    /**
+     * A grammar's output is steered to be complete within the token limit; a limit below the shortest
+     * complete output cannot hold one, so it is refused before anything runs.
+     */
+    private static void checkRoomForCompleteOutput(int needed, int maxTokens) {
+        if (needed <= maxTokens) return;
+        if (needed == Integer.MAX_VALUE) {
+            throw ApiError.invalid("max_tokens", "Invalid 'max_tokens': the structured output cannot be written in "
+                    + "this model's vocabulary.");
+        }
+        throw ApiError.invalid("max_tokens", "Invalid 'max_tokens': the structured output (response_format or the "
+                + "forced tool call) needs at least " + needed + " tokens to be complete, and at most " + maxTokens
+                + " can be generated (max_tokens, or the room the prompt leaves in the context).");
     }
 
     /**

@@ -34,6 +34,19 @@ public final class StructuredOutputFields {
         }).orElse(ResponseFormat.TEXT);
     }
 
+    /**
+     * The extension {@code json_layout}: {@code "compact"} (the default: one space after {@code :} and
+     * {@code ,}, nothing else) or {@code "free"} (bounded blanks and line breaks wherever JSON allows them).
+     */
+    static boolean freeJsonLayout(Fields f) {
+        return f.string("json_layout").map(layout -> switch (layout) {
+            case "compact" -> false;
+            case "free" -> true;
+            default -> throw ApiError.invalid("json_layout", "Invalid value for 'json_layout': '" + layout
+                    + "'. Supported values are: 'compact' and 'free'.");
+        }).orElse(false);
+    }
+
     private static ResponseFormat jsonSchema(Fields js) {
         String name = js.requiredString("name");
         checkName(name, "response_format.json_schema.name");
