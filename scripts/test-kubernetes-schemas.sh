@@ -8,7 +8,9 @@ set -euo pipefail
 
 packages=(kubernetes-models@5.1.0 yaml@2.9.1)
 here="$(cd "$(dirname "$0")" && pwd)"
-node="$(bash "$here/test-node-clients.sh" | head -1)"
+# The whole output first: cutting the pipe after one line would kill the script with SIGPIPE.
+clients="$(bash "$here/test-node-clients.sh")"
+node="${clients%%$'\n'*}"
 key="$(echo "${packages[*]}" | sha256sum | cut -c1-12)"
 cache="${INFERD_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/inferd-test}/kubernetes-schemas-$key"
 
