@@ -47,6 +47,9 @@ public final class CloudCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store;
 
+    @Mixin
+    RedisOption redis;
+
     @Option(names = "--model", paramLabel = "<slug|file.gguf>",
             description = "a catalog slug or a model file to add to the catalog (when not listed) and load at start; repeatable")
     List<String> models = new ArrayList<>();
@@ -106,7 +109,7 @@ public final class CloudCommand implements Callable<Integer> {
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         CloudConfig config;
         try {
-            config = store.readConfig();
+            config = redis.applyTo(store.readConfig());
         } catch (IOException | IllegalArgumentException e) {
             System.err.println("inferd: cannot read --config " + store.config + ": " + e.getMessage());
             return 2;
