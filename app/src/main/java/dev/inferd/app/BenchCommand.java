@@ -10,6 +10,7 @@ import dev.inferd.bench.BenchTest;
 import dev.inferd.bench.CpuInfo;
 import dev.inferd.bench.DecodeLimit;
 import dev.inferd.bench.GrammarBench;
+import dev.inferd.bench.SecondTurnBench;
 import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
 import dev.inferd.bench.ModelFootprint;
@@ -49,6 +50,7 @@ import java.util.function.Function;
  * memory bandwidth measured on the spot, the share of the decode limit reached, and the CPU it ran on.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        header = "Measure prompt and generation speed, as llama-bench does.",
         description = {
                 "Measure prompt processing (pp<P>) and generation (tg<N>) speed in tokens/s, as llama-bench does,",
                 "and the fraction of the memory-bandwidth limit that generation reaches.",
@@ -118,6 +120,12 @@ public final class BenchCommand implements Callable<Integer> {
             + "compile and mask times only")
     boolean grammar;
 
+    @Option(names = "--second-turn", paramLabel = "N",
+            description = "measure what the prefix cache saves on an agent's second turn instead: for each -p length P, "
+                    + "the time to the first token of a request repeating a P-token first turn plus N new tokens, with "
+                    + "the first turn cached and without")
+    Integer secondTurn;
+
     @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every load, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
@@ -145,6 +153,7 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             if (writeSynthetic != null) return writeSynthetic(writeSynthetic.get(0), Path.of(writeSynthetic.get(1)));
             if (grammar) return grammarBench();
+            if (secondTurn != null) return secondTurnBench();
             if (draft != null || promptLookup) return speculativeBench();
             String problem = checkOptions();
             if (problem != null) {
@@ -172,6 +181,19 @@ public final class BenchCommand implements Callable<Integer> {
             return 2;
         }
         GrammarBench.run(model == null ? null : resolve(model), tokens, repetitions, out);
+        return 0;
+    }
+
+    private int secondTurnBench() throws IOException {
+        List<Integer> firstTurns = prompts.stream().filter(p -> p > 0).toList();
+        if (model == null || firstTurns.isEmpty() || secondTurn < 1 || repetitions < 1) {
+            err.println("inferd bench: --second-turn needs --model, -p above 0, a new turn of at least 1 token and -r 1 or more");
+            return 2;
+        }
+        int t = threads != null ? threads.getFirst() : 0;
+        out.println("cpu: " + CpuInfo.detect().describe());
+        SecondTurnBench.run(resolve(model), firstTurns, secondTurn, repetitions, t,
+                noCopyCache ? null : ModelsConfig.fromEnvironment(env).copiesDir(), out);
         return 0;
     }
 

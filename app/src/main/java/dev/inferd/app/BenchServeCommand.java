@@ -42,6 +42,7 @@ import java.util.concurrent.Executors;
  * inter-token latency percentiles, errors. A benchmark prints figures; it asserts nothing.
  */
 @Command(name = "bench-serve", mixinStandardHelpOptions = true,
+        header = "Load-test an OpenAI-compatible server with streaming clients.",
         description = {
                 "Load-test an OpenAI-compatible server with concurrent streaming clients and print, per concurrency:",
                 "aggregate tokens/s, time to first token (TTFT) and inter-token latency (ITL) p50/p99, and errors.",

@@ -40,6 +40,9 @@ public final class GatewayCommand implements Callable<Integer> {
     @Mixin
     WorkerSecretOption secret;
 
+    @Mixin
+    RedisOption redis;
+
     @Option(names = "--load-wait", defaultValue = "30s", paramLabel = "DURATION", converter = Durations.Converter.class,
             description = "how long a request waits for a worker to load its model before a 503 with Retry-After (default: ${DEFAULT-VALUE})")
     Duration loadWait;
@@ -70,7 +73,7 @@ public final class GatewayCommand implements Callable<Integer> {
         CloudConfig config;
         try {
             shared = secret.secret();
-            config = store.readConfig();
+            config = redis.applyTo(store.readConfig());
         } catch (IOException | IllegalArgumentException e) {
             System.err.println("inferd: " + e.getMessage());
             return 2;

@@ -1,14 +1,14 @@
 package dev.inferd.app;
 
 import dev.inferd.app.models.ModelLoading;
-import dev.inferd.engine.generate.LocalTextGenerator;
 import picocli.CommandLine.Option;
 
 /** How models are loaded, the same for every command that loads them. */
 final class ModelOptionsMixin {
 
     @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "context length in tokens (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
+            description = "context length in tokens (default: the model's trained context, as far as --kv-memory holds one "
+                    + "sequence of it; printed at start-up)")
     int contextLength;
 
     @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE", converter = ByteSize.Converter.class,

@@ -7,6 +7,7 @@ import dev.inferd.speech.whisper.WhisperModel;
 import dev.inferd.speech.whisper.WhisperModelFile;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
+import dev.inferd.engine.generate.ContextSizing;
 import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.engine.generate.ModelDescription;
@@ -35,6 +36,7 @@ import java.util.concurrent.FutureTask;
 
 /** {@code inferd serve}: the local OpenAI-compatible server. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
+        header = "Serve models over the OpenAI API on this machine.",
         description = {
                 "Serve models over the OpenAI API (chat completions, completions, models, audio transcriptions and",
                 "translations with a Whisper model: speech-large-v3 or a whisper.cpp ggml-*.bin file) on http://HOST:PORT/v1.",
@@ -134,7 +136,10 @@ public final class ServeCommand implements Callable<Integer> {
         var running = new Running();
         var shutdownHook = new Thread(running::stop, "inferd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        var loading = new FutureTask<>(() -> loadAll(textModels, modelLoading, registry, running));
+        // The default KV budget is the process's, not each model's: models served side by side share it.
+        ModelLoading perModel = modelLoading.kvMemory() == 0 && textModels.size() > 1
+                ? modelLoading.withKvMemory(ContextSizing.defaultBudget() / textModels.size()) : modelLoading;
+        var loading = new FutureTask<>(() -> loadAll(textModels, perModel, registry, running));
         Thread.ofPlatform().name("inferd-load").daemon(true).start(loading);
 
         String failure;

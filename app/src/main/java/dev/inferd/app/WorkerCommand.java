@@ -47,6 +47,9 @@ public final class WorkerCommand implements Callable<Integer> {
     @Mixin
     WorkerSecretOption secret;
 
+    @Mixin
+    RedisOption redis;
+
     @Option(names = "--advertise", paramLabel = "URL",
             description = "the base URL gateways reach this worker at, e.g. http://10.0.0.5:8001 (default: http://HOST:PORT "
                     + "as it listens; give it when --host is 0.0.0.0)")
@@ -77,7 +80,7 @@ public final class WorkerCommand implements Callable<Integer> {
         CloudConfig config;
         try {
             shared = secret.secret();
-            config = store.readConfig();
+            config = redis.applyTo(store.readConfig());
         } catch (IOException | IllegalArgumentException e) {
             System.err.println("inferd: " + e.getMessage());
             return 2;

@@ -43,10 +43,11 @@ public final class LocalTextGenerator implements TextGenerator {
     /**
      * @param id the model name clients use; null for the file name without {@code .gguf}
      * @param ownedBy null to take it from the file's metadata
-     * @param contextLength 0 for the model's trained context, capped at {@link #DEFAULT_MAX_CONTEXT}
+     * @param contextLength 0 for the model's trained context as far as the KV memory holds one sequence of it
+     *                      ({@link ContextSizing})
      * @param parallel sequences decoded together (a request with more choices runs alone); 0 for {@link #DEFAULT_PARALLEL}
-     * @param kvMemory bytes of KV cache; 0 for {@code parallel} full contexts, but at most a quarter of the
-     *                 machine's memory and half of the Java heap (never less than one full context)
+     * @param kvMemory bytes of KV cache; 0 for {@code parallel} full contexts, but at most
+     *                 {@link ContextSizing#defaultBudget()} (never less than one full context)
      * @param maxQueued requests that may wait beyond the running ones before {@link BusyException}; 0 for
      *                  {@link #DEFAULT_MAX_QUEUED}
      * @param stepTokens prompt positions per forward pass (a long prompt delays other streams by one such
@@ -120,9 +121,6 @@ public final class LocalTextGenerator implements TextGenerator {
         }
     }
 
-    /** The context used when none is asked for: bounds KV memory for models trained on 128k. */
-    public static final int DEFAULT_MAX_CONTEXT = 4096;
-
     private final GGUFFile gguf;
     /** The draft model's file, or null. */
     private final GGUFFile draftGguf;
@@ -141,8 +139,8 @@ public final class LocalTextGenerator implements TextGenerator {
         this.gguf = gguf;
         this.draftGguf = draftGguf;
         ModelConfig config = ModelConfig.fromGGUF(gguf);
-        int trained = config.contextLength();
-        int context = options.contextLength() > 0 ? options.contextLength() : Math.min(trained, DEFAULT_MAX_CONTEXT);
+        long budget = options.kvMemory() > 0 ? options.kvMemory() : ContextSizing.defaultBudget();
+        int context = ContextSizing.context(config, options.contextLength(), budget, parallelOf(options), stepTokensOf(options));
         Scheduler.Config schedule = scheduleFor(config, context, options);
         this.tokenizer = Tokenizer.fromGGUF(gguf);
         Model draftModel = null;
@@ -166,7 +164,7 @@ public final class LocalTextGenerator implements TextGenerator {
                 Files.getLastModifiedTime(file).toMillis() / 1000,
                 gguf.architecture(), ModelFacts.parameterCount(gguf), ModelFacts.quantization(gguf), context);
         this.scheduler = new Scheduler(model, context, schedule, speculation);
-        this.kvMemory = KVMemory.of(config, context, schedule);
+        this.kvMemory = KVMemory.of(config, context, schedule, budget);
     }
 
     /**
@@ -176,9 +174,9 @@ public final class LocalTextGenerator implements TextGenerator {
      * pool admission control counts.
      */
     static Scheduler.Config scheduleFor(ModelConfig config, int context, Options options) {
-        int parallel = options.parallel() > 0 ? options.parallel() : DEFAULT_PARALLEL;
+        int parallel = parallelOf(options);
         int maxChoices = options.maxChoices() > 0 ? options.maxChoices() : parallel;
-        int stepTokens = options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS;
+        int stepTokens = stepTokensOf(options);
         int sequences = Math.max(parallel, maxChoices);
         int blockSize = KVCache.DEFAULT_BLOCK_SIZE;
         long blockBytes = KVMemory.globalBlockBytes(config);
@@ -187,7 +185,7 @@ public final class LocalTextGenerator implements TextGenerator {
         long contextBytes = contextBlocks * blockBytes;
         long memory = options.kvMemory();
         if (memory == 0) {
-            long cap = Math.min(MachineMemory.physicalBytes() / 4, Runtime.getRuntime().maxMemory() / 2);
+            long cap = ContextSizing.defaultBudget();
             memory = windowedPool + Math.max(contextBytes, Math.min(parallel * contextBytes, cap - windowedPool));
         } else if (memory > Runtime.getRuntime().maxMemory()) {
             throw new IllegalArgumentException("KV memory of " + memory + " bytes exceeds the Java heap's "
@@ -201,6 +199,14 @@ public final class LocalTextGenerator implements TextGenerator {
         }
         return new Scheduler.Config(parallel, options.maxQueued() > 0 ? options.maxQueued() : DEFAULT_MAX_QUEUED,
                 stepTokens, maxChoices, blockSize, (int) Math.min(blocks, Integer.MAX_VALUE / 2));
+    }
+
+    private static int parallelOf(Options options) {
+        return options.parallel() > 0 ? options.parallel() : DEFAULT_PARALLEL;
+    }
+
+    private static int stepTokensOf(Options options) {
+        return options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS;
     }
 
     /** Maps the file and loads everything a request needs; weights stay in the mapping. */

@@ -29,9 +29,10 @@ public final class ConversationPlanner {
     /**
      * @param separateReasoning the server's setting; a request may turn the split off for itself
      * @param formatParam       the request field holding the output format, named by errors about it
+     * @param capParam          the request field holding the output cap, named by errors about it
      */
     public static ConversationPlan plan(ConversationRequest request, TextGenerator generator, boolean separateReasoning,
-                                        String formatParam) {
+                                        String formatParam, String capParam) {
         ChatFormat format = generator.chatFormat();
         String param = request.promptParam();
         RenderedPrompt rendered;
@@ -51,7 +52,7 @@ public final class ConversationPlanner {
         TokenConstraint.Factory constraint = OutputConstraints.forOutput(request.tools(), request.format(),
                 request.freeJsonLayout(), generator, reading.splitsThinking(), rendered.opensReasoning(), formatParam);
         GenerationRequest engineRequest = EngineRequests.build(request.sampling(), request.stop(), request.n(),
-                        maxTokens(request, prompt, generator), request.logprobs(), prompt, generator, constraint)
+                        maxTokens(request, prompt, generator), request.logprobs(), prompt, generator, constraint, capParam)
                 .withControlTokenText(reading.controlTokenText());
         return new ConversationPlan(request, engineRequest, reading);
     }

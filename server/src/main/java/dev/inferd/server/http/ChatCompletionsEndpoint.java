@@ -39,7 +39,7 @@ final class ChatCompletionsEndpoint {
         ChatRequest request = ChatRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             ConversationPlan plan = ConversationPlanner.plan(conversation(request), lease.generator(),
-                    separateReasoning, "response_format");
+                    separateReasoning, "response_format", "max_tokens");
             long created = System.currentTimeMillis() / 1000;
             MeteredGeneration run = lease.submit(plan.engineRequest());
             if (request.stream()) {

@@ -65,7 +65,7 @@ final class MessagesEndpoint {
     /** A reply and its token count share one plan, so that the count is the reply's {@code input_tokens}. */
     private ConversationPlan plan(MessagesRequest request, ModelLease lease) {
         return ConversationPlanner.plan(MessagesConversation.of(request), lease.generator(), separateReasoning,
-                "messages");
+                "messages", "max_tokens");
     }
 
     /** Sends each of the stream's events under its name; a failure is an {@code error} event. */

@@ -54,7 +54,7 @@ final class ResponsesEndpoint {
         ConversationRequest conversation = ResponsesConversation.of(request, history);
         try (ModelLease lease = models.admit(request.model(), hook)) {
             ConversationPlan plan = ConversationPlanner.plan(conversation, lease.generator(), separateReasoning,
-                    "text.format");
+                    "text.format", "max_output_tokens");
             long created = System.currentTimeMillis() / 1000;
             ObjectNode object = ResponseObjects.inProgress(request, ResponseIds.next("resp"), created);
             ToIntFunction<String> tokens = tokenCounter(lease.generator());

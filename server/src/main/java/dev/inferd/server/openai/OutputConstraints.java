@@ -28,38 +28,14 @@ public final class OutputConstraints {
     }
 
     /**
-     * The constraint of a chat request, or null when its output is free. A forced call is written in
-     * the template's own call syntax from the first token; with {@code tool_choice} {@code auto} the
-     * output is free until it opens a call (the syntax's marker, or a reply that opens as a JSON call),
-     * and the call is constrained from there on.
+     * The constraint of a conversation's output, or null when it is free; {@code formatParam} names the field
+     * that holds the format in errors. A forced call is written in the template's own call syntax from the
+     * first token; with {@code tool_choice} {@code auto} the output is free until it opens a call (the
+     * syntax's marker, or a reply that opens as a JSON call), and the call is constrained from there on.
+     * With {@code thinkingApart} the thinking block is split off and call markers inside it start no
+     * constraint; {@code startsInThinking}: the prompt opened that block; {@code freeLayout}:
+     * {@code json_layout: "free"}.
      */
-    public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator) {
-        return forChat(request, generator, false, false);
-    }
-
-    /**
-     * As {@link #forChat(ChatRequest, TextGenerator)}, for an output whose thinking block is split off
-     * ({@code thinkingApart}): call markers inside it are thinking and start no constraint.
-     *
-     * @param startsInThinking the prompt opened the thinking block
-     */
-    public static TokenConstraint.Factory forChat(ChatRequest request, TextGenerator generator, boolean thinkingApart,
-                                                  boolean startsInThinking) {
-        return forOutput(request.tools(), request.responseFormat(), request.freeJsonLayout(), generator, thinkingApart,
-                startsInThinking, "response_format");
-    }
-
-    /**
-     * As {@link #forChat(ChatRequest, TextGenerator, boolean, boolean)}, for any protocol's tools and output
-     * format, in the compact JSON layout; {@code formatParam} names the field that holds the format in errors.
-     */
-    public static TokenConstraint.Factory forOutput(ChatTools tools, ResponseFormat responseFormat,
-                                                    TextGenerator generator, boolean thinkingApart,
-                                                    boolean startsInThinking, String formatParam) {
-        return forOutput(tools, responseFormat, false, generator, thinkingApart, startsInThinking, formatParam);
-    }
-
-    /** As {@link #forOutput(ChatTools, ResponseFormat, TextGenerator, boolean, boolean, String)}; {@code freeLayout}: {@code json_layout: "free"}. */
     public static TokenConstraint.Factory forOutput(ChatTools tools, ResponseFormat responseFormat, boolean freeLayout,
                                                     TextGenerator generator, boolean thinkingApart,
                                                     boolean startsInThinking, String formatParam) {

@@ -117,6 +117,19 @@ class ResponsesEndToEndTest {
     }
 
     @Test
+    void aCapBelowTheSchemasShortestOutputIsA400NamingMaxOutputTokens() throws Exception {
+        String body = "{\"model\":\"stories-260k\",\"input\":\"x\",\"max_output_tokens\":2,\"text\":{\"format\":"
+                + "{\"type\":\"json_schema\",\"name\":\"person\",\"schema\":" + PERSON_SCHEMA + "}}}";
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/responses"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        var error = JSON.readTree(r.body()).get("error");
+        assertThat(error.get("param").asText()).isEqualTo("max_output_tokens");
+        assertThat(error.get("message").asText()).contains("needs at least").contains("'max_output_tokens'");
+    }
+
+    @Test
     void streamEventsAndResponsesFollowThePublishedSchemas() throws Exception {
         PublishedSchemas schemas = PublishedSchemas.load();
         String body = "{\"model\":\"stories-260k\",\"input\":\"Once upon a time\",\"max_output_tokens\":24,\"stream\":true}";

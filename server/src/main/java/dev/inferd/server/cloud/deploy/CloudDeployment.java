@@ -179,6 +179,7 @@ public final class CloudDeployment implements AutoCloseable {
     public void close() {
         server.stop();
         gateway.close();
+        if (catalog != null) catalog.close();
         if (pool != null) pool.close();
     }
 }
