@@ -22,6 +22,7 @@ import java.util.concurrent.Callable;
 
 /** {@code inferd gateway}: the hosted API with no model of its own, routing to the workers in the registry. */
 @Command(name = "gateway", mixinStandardHelpOptions = true,
+        header = "Serve the hosted API with no model, routing to workers.",
         description = {
                 "Serve the hosted API as `cloud` does (keys, scopes, rate limits, usage, the admin API, the dashboard,",
                 "the catalog) with no model of its own: each model request goes to a worker (`inferd worker`) found in the",

@@ -21,6 +21,7 @@ import java.util.concurrent.Callable;
 
 /** {@code inferd worker}: serves the deployment's models to its gateways, registered in the database. */
 @Command(name = "worker", mixinStandardHelpOptions = true,
+        header = "Serve the deployment's models to its gateways.",
         description = {
                 "Serve the deployment's models to its gateways (`inferd gateway`): the catalog in the database, each model",
                 "loaded on a request's demand within the memory budget, as `cloud` does. The worker registers itself in",

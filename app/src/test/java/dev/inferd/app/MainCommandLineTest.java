@@ -47,8 +47,8 @@ class MainCommandLineTest {
         Run help = run("--help");
         assertThat(help.exit()).isZero();
         List<String> entries = commandEntries(help.out());
-        assertThat(entries).hasSize(10).allSatisfy(entry -> assertThat(entry).endsWith("."));
-        for (String command : List.of("serve", "cloud", "models", "bench", "bench-serve")) {
+        assertThat(entries).hasSize(12).allSatisfy(entry -> assertThat(entry).endsWith("."));
+        for (String command : List.of("serve", "cloud", "gateway", "worker", "models", "bench", "bench-serve")) {
             assertThat(help.out().lines().filter(l -> l.startsWith("  " + command + " ")).toList()).as(command)
                     .singleElement().satisfies(line -> assertThat(line).endsWith(".").hasSizeLessThanOrEqualTo(80));
         }
