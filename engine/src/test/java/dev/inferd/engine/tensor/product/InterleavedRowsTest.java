@@ -41,7 +41,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void generatedTokensMatchTheDecodedWeightsTimesTheRoundedActivations(GGMLType type) {
         int pass = InterleavedRows.ROWS_PER_PASS;
         check(type, pass, 512, 1);
@@ -50,7 +50,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void everyRowDecodesFromTheCopyBitForBitAsStored(GGMLType type) {
         int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 1024;
         byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 11, 1f);
@@ -69,7 +69,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void promptPanelsDecodeFromTheCopyBitForBitAsStored(GGMLType type) {
         int group = InterleavedRows.GROUP;
         int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 2048, stride = Math.max(TiledProduct.WIDTH, 2 * group);
@@ -90,12 +90,12 @@ class InterleavedRowsTest {
     }
 
     /**
-     * The Q4_0, Q8_0, Q4_K and Q5_K copies keep the file's half scales (the k-quants' d and dmin) and their kernels widen them with a shift, a mask and a
+     * The Q4_0, Q8_0, Q5_0, Q4_K and Q5_K copies keep the file's half scales (the k-quants' d and dmin) and their kernels widen them with a shift, a mask and a
      * multiply: subnormal, zero, negative and the largest halves must come out as {@link Float#float16ToFloat} gives
      * them. The bound here is relative only, so that a row of tiny scales is held to it too.
      */
     @ParameterizedTest
-    @EnumSource(names = {"Q4_0", "Q8_0", "Q4_K", "Q5_K"})
+    @EnumSource(names = {"Q4_0", "Q8_0", "Q5_0", "Q4_K", "Q5_K"})
     void halfScalesOfEveryFiniteKindWidenExactly(GGMLType type) {
         short[] halves = {0x0001, (short) 0x8001, 0x03FF, (short) 0x83FF, 0x0400, (short) 0x8400, 0x0000, (short) 0x8000,
                 0x7BFF, (short) 0xFBFF, 0x3C00, (short) 0xBC00, 0x1234, (short) 0x9234};
