@@ -23,7 +23,8 @@ final class MemoryBudget {
                 + "outside it); request bodies at most " + mib(limits.maxBodyBytes()) + " each, "
                 + mib(bodies) + " for " + inFlight + " in flight; " + limits.maxConnections() + " connections; "
                 + "timeouts: read " + limits.readTimeout().toSeconds() + " s, idle " + limits.idleTimeout().toSeconds()
-                + " s, write " + limits.writeTimeout().toSeconds() + " s";
+                + " s, write " + limits.writeTimeout().toSeconds() + " s; bodies at least "
+                + (limits.minBodyBytesPerSecond() == 0 ? "any rate" : limits.minBodyBytesPerSecond() + " bytes/s");
     }
 
     private static String mib(long bytes) {

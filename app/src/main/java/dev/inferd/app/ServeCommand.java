@@ -79,8 +79,14 @@ public final class ServeCommand implements Callable<Integer> {
     String maxBody;
 
     @Option(names = "--read-timeout", defaultValue = "30", paramLabel = "SECONDS",
-            description = "longest wait for the next bytes of a request's headers or body (default: ${DEFAULT-VALUE})")
+            description = "time a request's headers have to arrive in, in all, and the longest wait for the next "
+                    + "bytes of its body (default: ${DEFAULT-VALUE})")
     int readTimeoutSeconds;
+
+    @Option(names = "--min-body-rate", defaultValue = "1k", paramLabel = "SIZE",
+            description = "slowest a request body may arrive, in bytes a second on average after its first 5 seconds, "
+                    + "e.g. 1k; a slower one is a 400 and its connection is closed; 0 for no minimum (default: ${DEFAULT-VALUE})")
+    String minBodyRate;
 
     @Option(names = "--idle-timeout", defaultValue = "60", paramLabel = "SECONDS",
             description = "how long a keep-alive connection may sit idle between requests (default: ${DEFAULT-VALUE})")
@@ -123,9 +129,9 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             options = ServerOptions.defaults().withLimits(new ServerOptions.Limits(ByteSize.parse(maxBody),
                     Duration.ofSeconds(readTimeoutSeconds), Duration.ofSeconds(idleTimeoutSeconds),
-                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections));
+                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections, ByteSize.parse(minBodyRate)));
         } catch (IllegalArgumentException e) {
-            System.err.println("inferd: --max-body, the timeouts and --max-connections: " + e.getMessage());
+            System.err.println("inferd: --max-body, the timeouts, --max-connections and --min-body-rate: " + e.getMessage());
             return 2;
         }
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);

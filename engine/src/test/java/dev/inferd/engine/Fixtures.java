@@ -1,5 +1,6 @@
 package dev.inferd.engine;
 
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
@@ -11,9 +12,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The shared fixtures ({@code ../shared/fixtures} beside the project, or the {@code inferd.fixtures}
- * system property). Tests that need one are skipped, not failed, when it is absent.
+ * system property), and what else tests need from outside the project. Without the fixture folder, tests
+ * that need it are skipped. Anything else a test needs and cannot have (a fixture missing from the folder,
+ * a set-up script that fails, a library that does not load) skips it on a developer's machine but fails it
+ * under CI ({@code CI=true}): a CI run must not pass on tests it did not run.
  */
 public final class Fixtures {
+    private static final int MESSAGE_LINES = 20;
+
     private Fixtures() {
     }
 
@@ -22,25 +28,67 @@ public final class Fixtures {
         return Path.of(prop != null ? prop : "../shared/fixtures").toAbsolutePath().normalize();
     }
 
-    /** The fixture at {@code relative}, or skips the calling test when it is not there. */
+    /** True when the tests run under CI ({@code CI=true}). */
+    public static boolean underCi() {
+        return "true".equalsIgnoreCase(System.getenv("CI"));
+    }
+
+    /**
+     * Returns when {@code available}; otherwise skips the calling test, or under CI fails it, saying {@code why}.
+     */
+    public static void prerequisite(boolean available, String why) {
+        prerequisite(available, why, underCi());
+    }
+
+    static void prerequisite(boolean available, String why, boolean ci) {
+        if (available) return;
+        if (ci) Assertions.fail("CI=true and a prerequisite is missing: " + why);
+        Assumptions.abort(why);
+    }
+
+    /**
+     * The fixture at {@code relative}. Skips the calling test when the fixture folder is absent; a fixture
+     * missing from a folder that is there is a missing prerequisite ({@link #prerequisite}).
+     */
     public static Path require(String relative) {
-        Path p = dir().resolve(relative);
-        Assumptions.assumeTrue(Files.exists(p), "fixture " + p + " is absent");
+        return require(dir(), relative, underCi());
+    }
+
+    static Path require(Path dir, String relative, boolean ci) {
+        Path p = dir.resolve(relative);
+        Assumptions.assumeTrue(Files.isDirectory(dir), "the fixture folder " + dir + " is absent");
+        prerequisite(Files.exists(p), "fixture " + p + " is absent", ci);
         return p;
     }
 
     /**
      * Runs the project's set-up script {@code scripts/<script>} (which installs or fetches what a test needs) and
-     * returns the lines it printed; skips the calling test, naming {@code what} is missing, when the script fails.
+     * returns the lines it printed. When the script fails, the calling test is skipped, or under CI fails, with
+     * {@code what} and the last lines the script wrote to its standard error.
      */
     public static List<String> fromSetupScript(String script, String what) throws IOException, InterruptedException {
-        Path file = Path.of("..", "scripts", script).toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.exists(file), "no " + file);
-        Process p = new ProcessBuilder("bash", file.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        boolean done = p.waitFor(10, TimeUnit.MINUTES);
-        Assumptions.assumeTrue(done && p.exitValue() == 0, "skipped: " + what + " (scripts/" + script + " could not provide it)");
-        return out.lines().filter(l -> !l.isBlank()).toList();
+        return fromSetupScript(Path.of("..", "scripts", script).toAbsolutePath().normalize(), what, underCi());
+    }
+
+    static List<String> fromSetupScript(Path file, String what, boolean ci) throws IOException, InterruptedException {
+        String script = file.getFileName().toString();
+        prerequisite(Files.exists(file), "no " + file, ci);
+        Path errors = Files.createTempFile("inferd-setup-", ".log");
+        try {
+            Process p = new ProcessBuilder("bash", file.toString()).redirectError(errors.toFile()).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            boolean done = p.waitFor(10, TimeUnit.MINUTES);
+            if (!done) p.destroyForcibly();
+            List<String> messages = Files.readAllLines(errors, StandardCharsets.UTF_8);
+            messages.forEach(System.err::println);
+            String status = done ? "exit status " + p.exitValue() : "still running after 10 minutes";
+            prerequisite(done && p.exitValue() == 0, what + " (scripts/" + script + " could not provide it: " + status
+                    + (messages.isEmpty() ? ")" : "; it said:\n" + String.join("\n",
+                    messages.subList(Math.max(0, messages.size() - MESSAGE_LINES), messages.size())) + ")"), ci);
+            return out.lines().filter(l -> !l.isBlank()).toList();
+        } finally {
+            Files.deleteIfExists(errors);
+        }
     }
 
     public static Path storiesModel() {

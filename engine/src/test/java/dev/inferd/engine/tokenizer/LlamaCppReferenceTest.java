@@ -5,7 +5,6 @@ import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGUFFile;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -38,7 +37,7 @@ class LlamaCppReferenceTest {
             LlamaModel.setLogger(LogFormat.TEXT, (level, message) -> { }); // keep llama.cpp's log out of the test output
             return new LlamaModel(new ModelParameters().setModel(model.toString()).setThreads(1));
         } catch (UnsatisfiedLinkError | RuntimeException e) {
-            Assumptions.abort("llama.cpp JNI binding unavailable here: " + e);
+            Fixtures.prerequisite(false, "llama.cpp JNI binding unavailable here: " + e);
             throw e;
         }
     }

@@ -5,7 +5,6 @@ import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGUFFile;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -101,7 +100,7 @@ class PreTokenizersLlamaCppTest {
         try {
             return new LlamaModel(new ModelParameters().setModel(model.toString()).setThreads(1));
         } catch (UnsatisfiedLinkError | RuntimeException e) {
-            Assumptions.abort("llama.cpp JNI binding unavailable here: " + e);
+            Fixtures.prerequisite(false, "llama.cpp JNI binding unavailable here: " + e);
             throw e;
         }
     }

@@ -4,7 +4,6 @@ import de.kherud.llama.LlamaModel;
 import de.kherud.llama.args.LogFormat;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGUFFile;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
@@ -117,7 +116,7 @@ class RealVocabulariesLlamaCppTest {
     /** Where {@code scripts/test-vocabularies.sh} keeps the vocabularies; skips the test when they cannot be had. */
     private static Path fetched() throws IOException, InterruptedException {
         List<String> out = Fixtures.fromSetupScript("test-vocabularies.sh", "the real vocabularies could not be fetched");
-        Assumptions.assumeTrue(out.size() == 1, "scripts/test-vocabularies.sh printed " + out);
+        Fixtures.prerequisite(out.size() == 1, "scripts/test-vocabularies.sh printed " + out);
         return Path.of(out.get(0));
     }
 }

@@ -1,6 +1,7 @@
 package dev.inferd.server.cloud;
 
 import dev.inferd.server.cloud.auth.Authenticator;
+import dev.inferd.server.cloud.auth.OperatorToken;
 import dev.inferd.server.cloud.auth.Principal;
 import dev.inferd.server.cloud.ratelimit.RateDecision;
 import dev.inferd.server.cloud.ratelimit.RateLimiter;
@@ -13,6 +14,7 @@ import dev.inferd.server.http.RequestHook;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.ModelList;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.UsageRecord;
 import dev.inferd.server.store.UsageStore;
 import dev.inferd.server.http.HttpFilter;
 import dev.inferd.server.http.ServerRequest;
@@ -22,40 +24,53 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 
 /**
- * The hosted deployment's layer in front of the API's routes. Every {@code /v1} request must carry a valid key
- * (401 otherwise), within its scopes (403), within its rate limit (429, with the {@code x-ratelimit-*} headers
- * on every response); what passes goes on to the same routes as {@code serve}, and every request of a known key
- * leaves a usage record, written before the request's thread moves on. {@code /admin/v1/} and
- * {@code /dashboard} are answered here too.
+ * The hosted deployment's layer in front of the API's routes. Every {@code /v1} request must present one valid key
+ * (401 otherwise, also for ambiguous credentials), within its rate limit (429) and its scopes (403), with the
+ * {@code x-ratelimit-*} headers on every response of a known key; what passes goes on to the same routes as
+ * {@code serve}. {@code /admin/v1/} and {@code /dashboard} are answered here too, and {@code /metrics} wants the
+ * operator token.
+ *
+ * <p>Billing: a request's usage record is committed before its answer can be complete on the wire. The gateway
+ * sets a {@linkplain ServerResponse#beforeCompletion barrier} on the response that writes the record and waits for
+ * its commit (shared with others: {@link UsageWriter}); the response runs it before its final bytes, whichever
+ * route sends them. A client that leaves after the commit gets its record corrected (499). Refusals (403, 429)
+ * are counted per key and minute instead, without waiting.
  */
 public final class CloudGateway implements HttpFilter, AutoCloseable {
 
     static final String LIMIT_REQUESTS = "x-ratelimit-limit-requests";
     static final String REMAINING_REQUESTS = "x-ratelimit-remaining-requests";
     static final String RESET_REQUESTS = "x-ratelimit-reset-requests";
+    private static final String METRICS = "/metrics";
     private static final System.Logger LOG = System.getLogger(CloudGateway.class.getName());
 
     private final Authenticator authenticator;
     private final RateLimiter limiter = new RateLimiter();
     private final RateLimits limits;
+    private final UsageStore usageStore;
     private final UsageWriter usage;
     private final Pricing pricing;
     private final ModelRegistry models;
     private final Clock clock;
+    private final OperatorToken operatorToken;
     private final CloudRoute admin;
     private final CloudRoute dashboard;
 
     /**
+     * @param operatorToken opens {@code /metrics} (and the admin API, which checks it itself)
      * @param admin answers {@code /admin/...}, or null for 404s there
      * @param dashboard answers {@code /dashboard...}, or null
      */
-    public CloudGateway(Database db, CloudConfig config, ModelRegistry models, Clock clock, CloudRoute admin, CloudRoute dashboard) {
+    public CloudGateway(Database db, CloudConfig config, ModelRegistry models, Clock clock, OperatorToken operatorToken,
+                        CloudRoute admin, CloudRoute dashboard) {
         this.authenticator = new Authenticator(db, clock);
         this.limits = config.rateLimits();
-        this.usage = new UsageWriter(new UsageStore(db));
+        this.usageStore = new UsageStore(db);
+        this.usage = new UsageWriter(usageStore);
         this.pricing = config.pricing();
         this.models = models;
         this.clock = clock;
+        this.operatorToken = operatorToken;
         this.admin = admin;
         this.dashboard = dashboard;
     }
@@ -69,6 +84,14 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
             dashboard.handle(request, response);
         } else if (path.equals("/v1") || path.startsWith("/v1/")) {
             api(chain, request, response, path);
+        } else if (path.equals(METRICS)) {
+            try {
+                operatorToken.check(request, "/metrics");
+            } catch (ApiError e) {
+                CloudHttp.sendError(response, e);
+                return;
+            }
+            chain.run();
         } else {
             chain.run();
         }
@@ -78,27 +101,31 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
         long started = System.nanoTime();
         Principal principal;
         try {
-            principal = authenticator.authenticate(request.header("Authorization"));
+            principal = authenticator.authenticate(request);
         } catch (ApiError e) {
             CloudHttp.sendError(response, e);
             return;
         }
         String endpoint = Endpoints.of(path);
         var meter = new UsageMeter(principal, endpoint, started, CloudGateway::checkModel);
+        response.beforeCompletion(() -> commitBeforeAnswer(meter, response.status()));
         try {
-            if (!principal.key().scopes().allowsEndpoint(endpoint)) {
-                throw Authenticator.forbidden("This API key may not use the " + endpoint + " endpoint (its scopes allow "
-                        + String.join(", ", principal.key().scopes().endpoints()) + ").");
-            }
+            // the limit first: a refusal for scope counts against it like any other request
             RateDecision decision = limiter.tryAcquire(principal.key().id(),
                     limits.resolve(principal.key().rateLimit(), principal.account().rateLimit()));
             response.header(LIMIT_REQUESTS, Integer.toString(decision.limit()));
             response.header(REMAINING_REQUESTS, Long.toString(decision.remaining()));
             response.header(RESET_REQUESTS, RateDecision.goDuration(decision.resetNanos()));
             if (!decision.allowed()) {
+                meter.refused(UsageMeter.Refusal.RATE_LIMITED);
                 throw ApiError.busy("Rate limit reached for key " + principal.key().prefix() + "... on requests per second: "
                         + "limit " + decision.limit() + ". Please try again in "
                         + RateDecision.goDuration(decision.retryNanos()) + ".", decision.retryAfterSeconds());
+            }
+            if (!principal.key().scopes().allowsEndpoint(endpoint)) {
+                meter.refused(UsageMeter.Refusal.FORBIDDEN);
+                throw Authenticator.forbidden("This API key may not use the " + endpoint + " endpoint (its scopes allow "
+                        + String.join(", ", principal.key().scopes().endpoints()) + ").");
             }
             if (endpoint.equals(Endpoints.MODELS) && request.method().equals("GET")) {
                 models(principal, path, meter, response, chain);
@@ -110,7 +137,7 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
             if (!response.isSent()) CloudHttp.sendError(response, e);
             meter.finished(e.status());
         } finally {
-            record(meter, response.status());
+            recordAfterAnswer(meter, response.status());
         }
     }
 
@@ -118,7 +145,6 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
     private void models(Principal principal, String path, UsageMeter meter, ServerResponse response, Runnable chain) {
         if (path.equals("/v1/models")) {
             var visible = models.list().stream().filter(m -> principal.key().scopes().allowsModel(m.id())).toList();
-            response.header(CloudHttp.REQUEST_ID, CloudHttp.requestId());
             CloudHttp.sendJson(response, 200, ModelList.of(visible));
             meter.finished(200);
         } else {
@@ -133,16 +159,59 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
         }
     }
 
-    /** Returns once the record is committed (with others that end meanwhile: {@link UsageWriter}). */
-    private void record(UsageMeter meter, int responseStatus) {
+    /**
+     * The response's barrier: commits the request's record (with the others of its group commit) before its answer
+     * can be complete; a refusal is only counted. Throws a 503 when the record cannot be committed: the answer is
+     * then withheld (an error instead of the body, or an error event instead of a stream's end).
+     */
+    private void commitBeforeAnswer(UsageMeter meter, int status) {
+        if (meter.isWritten()) return;
+        if (meter.refusal() != null) {
+            usage.countRefusal(meter.refusalCount(clock.millis()));
+            meter.written(null);
+            return;
+        }
+        UsageRecord record = meter.record(pricing, status, clock.millis());
         try {
-            usage.write(meter.record(pricing, responseStatus, clock.millis()));
+            usage.write(record);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            LOG.log(Level.ERROR, "interrupted while recording usage");
+            meter.withheld();
+            throw ApiError.usageNotRecorded();
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "could not record usage: " + e.getMessage(), e);
+            LOG.log(Level.ERROR, "could not record usage, answer withheld: " + e.getMessage(), e);
+            meter.withheld();
+            throw ApiError.usageNotRecorded();
         }
+        meter.written(record);
+    }
+
+    /**
+     * After the response: writes the record of a request that ended without settling (a client that left before
+     * any answer), or corrects the one committed when the request ended otherwise (its client left during the last
+     * bytes: 499).
+     */
+    private void recordAfterAnswer(UsageMeter meter, int responseStatus) {
+        try {
+            if (!meter.isWritten()) {
+                commitBeforeAnswer(meter, responseStatus);
+                return;
+            }
+            UsageRecord committed = meter.committed();
+            if (committed == null) return;
+            UsageRecord last = meter.record(pricing, responseStatus, clock.millis());
+            if (!sameCharge(committed, last)) usageStore.replace(last);
+        } catch (ApiError e) {
+            LOG.log(Level.ERROR, "could not record the usage of a request that was not answered");
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "could not correct a usage record: " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean sameCharge(UsageRecord a, UsageRecord b) {
+        return a.status() == b.status() && a.promptTokens() == b.promptTokens()
+                && a.completionTokens() == b.completionTokens() && a.cachedTokens() == b.cachedTokens()
+                && a.audioMillis() == b.audioMillis() && java.util.Objects.equals(a.model(), b.model());
     }
 
     /** Writes the usage records still queued. */

@@ -51,8 +51,7 @@ final class ApiRouter {
     void handle(ServerRequest request, ServerResponse response) {
         long started = System.nanoTime();
         metrics.requestStarted();
-        String requestId = Ids.requestId();
-        response.header(REQUEST_ID, requestId);
+        String requestId = request.id();
         String method = request.method();
         String path = request.path();
         AccessLog.Entry entry = new AccessLog.Entry();

@@ -5,7 +5,6 @@ import dev.inferd.server.metrics.ServerMetrics;
 import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -98,7 +97,8 @@ public final class InferdServer implements AutoCloseable {
         // Model ids contain '/', which clients encode as %2F in /v1/models/{id} (and '%' as %25).
         http.setUriCompliance(UriCompliance.DEFAULT.with("inferd", UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
                 UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
-        ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
+        // A request's headers must arrive within the read timeout as a whole, not only byte by byte.
+        ServerConnector connector = new ServerConnector(jetty, new HeaderDeadlineConnectionFactory(http, limits.readTimeout()));
         connector.setHost(host);
         connector.setPort(port);
         // Jetty's default too, said here since streaming depends on it: without it, Nagle's algorithm holds

@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import dev.inferd.server.openai.ApiError;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Handler;
@@ -11,9 +12,13 @@ import org.eclipse.jetty.util.Callback;
  * Runs each request Jetty hands over through the front layer (if any) and the API's routes, blocking its
  * virtual thread until the response is written, and sets the connection's idle timeout for each phase
  * of an exchange: the read timeout while the request is read, the write timeout once the response
- * starts ({@link ServerResponse}), the idle timeout between requests.
+ * starts ({@link ServerResponse}), the idle timeout between requests. Each request gets its id here, so
+ * that the front layer and the routes name it alike, and what a handler left of the body is dealt with
+ * once the response is out ({@link UnreadBody}).
  */
 final class JettyAdapter extends Handler.Abstract {
+
+    private static final System.Logger LOG = System.getLogger(JettyAdapter.class.getName());
 
     private final ApiRouter router;
     private final HttpFilter front;
@@ -30,23 +35,45 @@ final class JettyAdapter extends Handler.Abstract {
     public boolean handle(Request request, Response response, Callback callback) {
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
         endPoint.setIdleTimeout(limits.readTimeout().toMillis());
-        ServerResponse res = new ServerResponse(response, endPoint, limits.writeTimeout());
-        ServerRequest req = new ServerRequest(request);
+        String id = Ids.requestId();
+        RequestBody body = new RequestBody(request, limits.minBodyBytesPerSecond());
+        UnreadBody unread = new UnreadBody(request, body, endPoint, limits);
+        ServerResponse res = new ServerResponse(response, endPoint, limits.writeTimeout(), unread);
+        ServerRequest req = new ServerRequest(request, id, body);
+        res.header(ApiRouter.REQUEST_ID, id);
         try {
             if (front == null) {
                 router.handle(req, res);
             } else {
                 front.filter(req, res, () -> router.handle(req, res));
             }
+            unread.afterAnswer();
             callback.succeeded();
         } catch (ClientGoneException e) {
             // Quiet: Jetty logs an EofException at debug level only, and aborts the connection.
+            body.release();
             callback.failed(new EofException(e));
         } catch (Throwable e) {
-            callback.failed(e);
+            body.release();
+            failed(id, req, res, callback, e);
         } finally {
             endPoint.setIdleTimeout(limits.idleTimeout().toMillis());
         }
         return true;
+    }
+
+    /** A fault in the front layer: a 500 naming the request's id when the response has not started, else the connection is aborted. */
+    private static void failed(String id, ServerRequest req, ServerResponse res, Callback callback, Throwable e) {
+        LOG.log(System.Logger.Level.ERROR, "request " + id + " (" + req.method() + " " + req.path() + ") failed", e);
+        if (res.isSent()) {
+            callback.failed(e);
+            return;
+        }
+        try {
+            JsonExchange.sendError(res, ApiError.internal(id));
+            callback.succeeded();
+        } catch (RuntimeException again) {
+            callback.failed(e);
+        }
     }
 }

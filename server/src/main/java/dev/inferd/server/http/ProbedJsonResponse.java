@@ -31,7 +31,9 @@ final class ProbedJsonResponse implements ClientWatch.Probe {
         if (out == null) {
             JsonExchange.send(response, 200, body);
         } else {
-            write(WireJson.bytes(body), true);
+            byte[] json = WireJson.bytes(body);
+            response.settle(); // before the body, not just before the stream's end: the body alone is the answer
+            write(json, true);
         }
     }
 

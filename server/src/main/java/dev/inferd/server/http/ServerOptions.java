@@ -23,17 +23,29 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
      * Bounds that keep one client, or many, from holding the server.
      *
      * @param maxBodyBytes the largest JSON request body (chat, legacy completions); a 413 beyond
-     * @param readTimeout how long the server waits for the next bytes of a request's headers or body
+     * @param readTimeout the time a request's headers have to arrive in, in total; also how long the server
+     *                    waits for the next bytes of a body, and how long it reads a body it answered early
      * @param idleTimeout how long a keep-alive connection may sit between requests
      * @param writeTimeout how long a write to a client that does not read may block; past it the
      *                     client's generation is cancelled and its model slot freed
      * @param maxConnections open connections at once; more are not accepted until some close
+     * @param minBodyBytesPerSecond the slowest a request body may arrive, on average after its first
+     *                              seconds; a slower one is refused and its connection closed (0: no minimum)
      */
     public record Limits(long maxBodyBytes, Duration readTimeout, Duration idleTimeout, Duration writeTimeout,
-                         int maxConnections) {
+                         int maxConnections, long minBodyBytesPerSecond) {
 
         /** A long conversation is a few hundred KB of JSON; 4 MiB leaves room and bounds memory per request. */
         public static final long DEFAULT_MAX_BODY_BYTES = 4L * 1024 * 1024;
+
+        /**
+         * A client on a poor mobile link still sends tens of KB a second; one that sends less than 1 KiB a
+         * second is holding a connection, not uploading.
+         */
+        public static final long DEFAULT_MIN_BODY_BYTES_PER_SECOND = 1024;
+
+        /** How much of a body answered early the server reads and discards, as a multiple of the largest body it accepts. */
+        static final int LINGER_BODIES = 4;
 
         public Limits {
             if (maxBodyBytes < 1024) throw new IllegalArgumentException("maxBodyBytes must be at least 1 KiB");
@@ -41,31 +53,51 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
                 if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("timeouts must be positive");
             }
             if (maxConnections < 1) throw new IllegalArgumentException("maxConnections must be at least 1");
+            if (minBodyBytesPerSecond < 0) throw new IllegalArgumentException("the minimum body rate cannot be negative");
+        }
+
+        /** With the default minimum body rate. */
+        public Limits(long maxBodyBytes, Duration readTimeout, Duration idleTimeout, Duration writeTimeout, int maxConnections) {
+            this(maxBodyBytes, readTimeout, idleTimeout, writeTimeout, maxConnections, DEFAULT_MIN_BODY_BYTES_PER_SECOND);
         }
 
         public static Limits defaults() {
             return new Limits(DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(30), Duration.ofSeconds(60),
-                    Duration.ofSeconds(30), 1024);
+                    Duration.ofSeconds(30), 1024, DEFAULT_MIN_BODY_BYTES_PER_SECOND);
+        }
+
+        /**
+         * The most of a body answered early (a 413, a 401...) that is read and discarded before the connection
+         * closes, so that a client sending it all before reading gets the answer: four times the largest
+         * body the server accepts (the JSON limit or the 25 MiB of an audio upload).
+         */
+        public long lingerBytes() {
+            return LINGER_BODIES * Math.max(maxBodyBytes, TranscriptionsEndpoint.MAX_UPLOAD_BYTES);
         }
 
         public Limits withMaxBodyBytes(long bytes) {
-            return new Limits(bytes, readTimeout, idleTimeout, writeTimeout, maxConnections);
+            return new Limits(bytes, readTimeout, idleTimeout, writeTimeout, maxConnections, minBodyBytesPerSecond);
         }
 
         public Limits withReadTimeout(Duration timeout) {
-            return new Limits(maxBodyBytes, timeout, idleTimeout, writeTimeout, maxConnections);
+            return new Limits(maxBodyBytes, timeout, idleTimeout, writeTimeout, maxConnections, minBodyBytesPerSecond);
         }
 
         public Limits withIdleTimeout(Duration timeout) {
-            return new Limits(maxBodyBytes, readTimeout, timeout, writeTimeout, maxConnections);
+            return new Limits(maxBodyBytes, readTimeout, timeout, writeTimeout, maxConnections, minBodyBytesPerSecond);
         }
 
         public Limits withWriteTimeout(Duration timeout) {
-            return new Limits(maxBodyBytes, readTimeout, idleTimeout, timeout, maxConnections);
+            return new Limits(maxBodyBytes, readTimeout, idleTimeout, timeout, maxConnections, minBodyBytesPerSecond);
         }
 
         public Limits withMaxConnections(int max) {
-            return new Limits(maxBodyBytes, readTimeout, idleTimeout, writeTimeout, max);
+            return new Limits(maxBodyBytes, readTimeout, idleTimeout, writeTimeout, max, minBodyBytesPerSecond);
+        }
+
+        /** @param bytesPerSecond 0 for no minimum */
+        public Limits withMinBodyBytesPerSecond(long bytesPerSecond) {
+            return new Limits(maxBodyBytes, readTimeout, idleTimeout, writeTimeout, maxConnections, bytesPerSecond);
         }
     }
 

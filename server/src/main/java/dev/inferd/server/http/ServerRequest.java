@@ -15,9 +15,18 @@ import java.util.List;
 public final class ServerRequest {
 
     private final Request request;
+    private final String id;
+    private final RequestBody body;
 
-    ServerRequest(Request request) {
+    ServerRequest(Request request, String id, RequestBody body) {
         this.request = request;
+        this.id = id;
+        this.body = body;
+    }
+
+    /** The id the server gave this request: its response's {@code x-request-id}, and the id an error message names. */
+    public String id() {
+        return id;
     }
 
     public String method() {
@@ -55,9 +64,13 @@ public final class ServerRequest {
         return contentLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
     }
 
-    /** The body; each wait for its next bytes is bounded by the read timeout. */
+    /**
+     * The body (the same stream on every call); each wait for its next bytes is bounded by the read timeout,
+     * and a body that arrives slower than the minimum rate fails. Closing it leaves the rest unread, for the
+     * server to deal with after the answer.
+     */
     public InputStream body() {
-        return Request.asInputStream(request);
+        return body;
     }
 
     /** A query parameter's first value, or null (also for a query that does not decode). */

@@ -110,6 +110,8 @@ final class StreamedRun {
                     if (run != null) event = run.next(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
                 }
                 AccessLog.usage(usage);
+                // the answer is whole once the final event and [DONE] are out: what must precede it does now
+                response.settle();
                 translator.end(sse, usage);
                 sse.done();
             } catch (ApiError busy) {

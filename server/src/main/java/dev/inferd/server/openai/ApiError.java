@@ -204,4 +204,13 @@ public final class ApiError extends RuntimeException {
         return new ApiError(503, UNAVAILABLE, "The model `" + model + "` is not loaded and cannot be loaded now: " + why,
                 "model", "model_capacity", Math.clamp(retryAfterSeconds, 1, MAX_RETRY_AFTER_SECONDS), true);
     }
+
+    /**
+     * 503: the request's usage record could not be committed, so the hosted gateway does not hand out its answer (an
+     * answer without a record would go unbilled). Retryable.
+     */
+    public static ApiError usageNotRecorded() {
+        return new ApiError(503, UNAVAILABLE, "The request could not be recorded for billing, so its answer was withheld. "
+                + "Please retry in a few seconds.", null, "usage_not_recorded", 1, true);
+    }
 }

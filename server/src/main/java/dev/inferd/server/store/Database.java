@@ -180,6 +180,11 @@ public final class Database implements AutoCloseable {
         public int update(String sql, Object... params) throws SQLException {
             return Database.update(connection, sql, params);
         }
+
+        /** Runs {@code sql} once per row of parameters, all sent together. */
+        public void batch(String sql, List<Object[]> rows) throws SQLException {
+            Database.batch(connection, sql, rows);
+        }
     }
 
     /** A nullable BIGINT column (SQLite hands back Integer or Long, PostgreSQL Long). */
@@ -225,24 +230,40 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /** One statement for many rows, sent together (PostgreSQL's driver: one round trip, not one a row). */
+    private static void batch(Connection c, String sql, List<Object[]> rows) throws SQLException {
+        if (rows.isEmpty()) return;
+        try (PreparedStatement statement = c.prepareStatement(sql)) {
+            for (Object[] params : rows) {
+                bind(statement, sql, params);
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        }
+    }
+
     private static PreparedStatement prepare(Connection c, String sql, Object... params) throws SQLException {
         PreparedStatement statement = c.prepareStatement(sql);
         try {
-            for (int i = 0; i < params.length; i++) {
-                switch (params[i]) {
-                    case Null n -> statement.setNull(i + 1, n.sqlType());
-                    case null -> throw new IllegalArgumentException("untyped null parameter " + (i + 1) + " in " + sql);
-                    case Long l -> statement.setLong(i + 1, l);
-                    case Integer n -> statement.setInt(i + 1, n);
-                    case String s -> statement.setString(i + 1, s);
-                    case Boolean b -> statement.setBoolean(i + 1, b);
-                    default -> throw new IllegalArgumentException("parameter type " + params[i].getClass().getName());
-                }
-            }
+            bind(statement, sql, params);
             return statement;
         } catch (SQLException | RuntimeException e) {
             statement.close();
             throw e;
+        }
+    }
+
+    private static void bind(PreparedStatement statement, String sql, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            switch (params[i]) {
+                case Null n -> statement.setNull(i + 1, n.sqlType());
+                case null -> throw new IllegalArgumentException("untyped null parameter " + (i + 1) + " in " + sql);
+                case Long l -> statement.setLong(i + 1, l);
+                case Integer n -> statement.setInt(i + 1, n);
+                case String s -> statement.setString(i + 1, s);
+                case Boolean b -> statement.setBoolean(i + 1, b);
+                default -> throw new IllegalArgumentException("parameter type " + params[i].getClass().getName());
+            }
         }
     }
 

@@ -32,10 +32,68 @@ public final class UsageStore {
 
     /** Inserts {@code records} in one transaction: one commit (one sync to disk) for all of them. */
     public void insertAll(List<UsageRecord> records) {
+        commit(records, List.of());
+    }
+
+    /**
+     * Inserts {@code records} and adds {@code refusals} to their keys' minutes, in one transaction: one commit (one
+     * sync to disk) for all of them.
+     */
+    public void commit(List<UsageRecord> records, List<RefusedRequests> refusals) {
         db.inTransaction(tx -> {
-            for (UsageRecord r : records) tx.update(INSERT, params(r));
+            tx.batch(INSERT, records.stream().map(UsageStore::params).toList());
+            for (RefusedRequests r : refusals) tx.update(ADD_REFUSALS, refusalParams(r));
             return null;
         });
+    }
+
+    // Both SQLite (3.24 on) and PostgreSQL take this upsert as written.
+    private static final String ADD_REFUSALS = "INSERT INTO refused_requests (key_id, minute, account_id, forbidden, rate_limited)"
+            + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id, minute) DO UPDATE SET"
+            + " forbidden = refused_requests.forbidden + excluded.forbidden,"
+            + " rate_limited = refused_requests.rate_limited + excluded.rate_limited";
+
+    public void addRefusals(List<RefusedRequests> refusals) {
+        commit(List.of(), refusals);
+    }
+
+    private static Object[] refusalParams(RefusedRequests r) {
+        return new Object[]{r.keyId(), r.minute(), r.accountId(), r.forbidden(), r.rateLimited()};
+    }
+
+    /**
+     * Rewrites the record with {@code r}'s id as {@code r} says (a request whose record was committed before its last
+     * bytes went out, and whose client then left); false when there is no such record.
+     */
+    public boolean replace(UsageRecord r) {
+        return db.update("UPDATE usage_records SET model = ?, prompt_tokens = ?, completion_tokens = ?, cached_tokens = ?,"
+                        + " audio_millis = ?, status = ?, latency_ms = ?, cost_usd = ? WHERE id = ?",
+                Database.nullableText(r.model()), r.promptTokens(), r.completionTokens(), r.cachedTokens(), r.audioMillis(),
+                r.status(), r.latencyMillis(), r.costUsd().toPlainString(), r.id()) == 1;
+    }
+
+    /**
+     * The refused requests the filter selects, per key and minute, oldest first (a filter's model selects none: a
+     * refusal is counted without one).
+     */
+    public List<RefusedRequests> refusals(UsageFilter f) {
+        if (f.model() != null) return List.of();
+        var sql = new StringBuilder("SELECT * FROM refused_requests WHERE account_id = ?");
+        List<Object> params = new ArrayList<>(List.of(f.accountId()));
+        if (f.keyId() != null) {
+            sql.append(" AND key_id = ?");
+            params.add(f.keyId());
+        }
+        if (f.from() != null) {
+            sql.append(" AND minute >= ?");
+            params.add(RefusedRequests.minuteOf(f.from()));
+        }
+        if (f.to() != null) {
+            sql.append(" AND minute < ?");
+            params.add(f.to());
+        }
+        return db.query(sql + " ORDER BY minute, key_id", r -> new RefusedRequests(r.getString("account_id"),
+                r.getString("key_id"), r.getLong("minute"), r.getLong("forbidden"), r.getLong("rate_limited")), params.toArray());
     }
 
     private static Object[] params(UsageRecord r) {

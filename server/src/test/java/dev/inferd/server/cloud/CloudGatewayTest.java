@@ -231,8 +231,8 @@ class CloudGatewayTest {
     }
 
     /**
-     * The key's usage records once there are {@code count}: a record is written right after its response, so it may
-     * land a moment after the client has the response.
+     * The key's usage records once there are {@code count}: an answer's record is committed before the answer ends,
+     * but the record of a request whose client left is written once the server notices.
      */
     private static List<UsageRecord> awaitRecords(String keyId, int count) throws InterruptedException {
         var usage = new UsageStore(db);

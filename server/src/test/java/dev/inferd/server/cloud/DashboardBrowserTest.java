@@ -10,7 +10,6 @@ import dev.inferd.server.store.Account;
 import dev.inferd.server.store.Database;
 import dev.inferd.server.store.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -89,7 +88,7 @@ class DashboardBrowserTest {
     /** scripts/test-browser.sh's paths of the browser and its driver; skips the test when it cannot provide them. */
     private static List<String> installBrowser() throws Exception {
         List<String> paths = Fixtures.fromSetupScript("test-browser.sh", "no headless chromium and chromedriver");
-        Assumptions.assumeTrue(paths.size() == 2, "scripts/test-browser.sh printed " + paths);
+        Fixtures.prerequisite(paths.size() == 2, "scripts/test-browser.sh printed " + paths);
         return paths;
     }
 

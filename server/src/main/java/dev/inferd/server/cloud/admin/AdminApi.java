@@ -5,9 +5,9 @@ import dev.inferd.server.cloud.CloudHttp;
 import dev.inferd.server.cloud.CloudRoute;
 import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.auth.Actor;
-import dev.inferd.server.cloud.auth.Authenticator;
 import dev.inferd.server.cloud.auth.InputRules;
 import dev.inferd.server.cloud.auth.KeySpec;
+import dev.inferd.server.cloud.auth.OperatorToken;
 import dev.inferd.server.cloud.catalog.CatalogAdmin;
 import dev.inferd.server.cloud.usage.UsageCsv;
 import dev.inferd.server.cloud.usage.UsageReport;
@@ -25,13 +25,11 @@ import dev.inferd.server.http.ServerResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.Objects;
 
 /**
  * The operator's REST API under {@code /admin/v1/}, behind {@code Authorization: Bearer <operator token>}:
@@ -58,7 +56,7 @@ public final class AdminApi implements CloudRoute {
 
     private final Accounts accounts;
     private final UsageStore usage;
-    private final byte[] operatorTokenHash;
+    private final OperatorToken operatorToken;
     private final CatalogAdmin models;
 
     /** @param operatorToken null to turn the API off */
@@ -74,7 +72,7 @@ public final class AdminApi implements CloudRoute {
         this.models = models;
         this.accounts = accounts;
         this.usage = new UsageStore(db);
-        this.operatorTokenHash = operatorToken == null || operatorToken.isBlank() ? null : sha256(operatorToken);
+        this.operatorToken = new OperatorToken(operatorToken);
     }
 
     @Override
@@ -89,23 +87,14 @@ public final class AdminApi implements CloudRoute {
         } catch (IllegalArgumentException | IllegalStateException e) {
             CloudHttp.sendError(response, ApiError.invalid(null, e.getMessage()));
         } catch (Exception e) {
-            String requestId = CloudHttp.requestId();
+            String requestId = request.id();
             LOG.log(System.Logger.Level.ERROR, "admin request " + requestId + " failed", e);
             if (!response.isSent()) CloudHttp.sendError(response, ApiError.internal(requestId));
         }
     }
 
     private void authorize(ServerRequest request) {
-        if (operatorTokenHash == null) {
-            throw Authenticator.forbidden("The admin API is off: start the server with an operator token "
-                    + "(operator_token in --config, or INFERD_OPERATOR_TOKEN).");
-        }
-        String header = Objects.requireNonNullElse(request.header("Authorization"), "");
-        String token = header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).strip() : "";
-        if (!MessageDigest.isEqual(sha256(token), operatorTokenHash)) {
-            throw new ApiError(401, Authenticator.AUTHENTICATION_ERROR, "A valid operator token is required.", null,
-                    "invalid_operator_token");
-        }
+        operatorToken.check(request, "The admin API");
     }
 
     private void route(ServerRequest request, ServerResponse response) throws Exception {
@@ -283,13 +272,5 @@ public final class AdminApi implements CloudRoute {
 
     private static void require(String method, String path, String allowed) {
         if (!allowed.equals(method)) throw ApiError.methodNotAllowed(method, path, allowed);
-    }
-
-    private static byte[] sha256(String s) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

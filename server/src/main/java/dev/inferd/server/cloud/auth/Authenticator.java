@@ -1,5 +1,6 @@
 package dev.inferd.server.cloud.auth;
 
+import dev.inferd.server.http.ServerRequest;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.store.AccountStore;
 import dev.inferd.server.store.Database;
@@ -8,7 +9,7 @@ import dev.inferd.server.store.KeyStore;
 import java.time.Clock;
 
 /**
- * Turns an {@code Authorization: Bearer sk-...} header into a {@link Principal}, or a 401 in OpenAI's shape.
+ * Turns the key a request presents ({@code Authorization: Bearer sk-...} or {@code x-api-key: sk-...}) into a {@link Principal}, or a 401 in OpenAI's shape.
  * Every call reads the database, so a revocation, rotation or expiry made by any process counts on the next
  * request. The secret itself goes nowhere: messages show at most its visible prefix.
  */
@@ -29,13 +30,18 @@ public final class Authenticator {
         this.clock = clock;
     }
 
-    /** @throws ApiError 401 when the header is missing or malformed, or the key unknown, expired or revoked */
-    public Principal authenticate(String authorization) {
-        if (authorization == null || authorization.isBlank()) {
+    /**
+     * The key the request presents ({@link Credentials}).
+     *
+     * @throws ApiError 401 when no key is presented, or two, or a malformed one, or the key is unknown, expired or
+     *                  revoked
+     */
+    public Principal authenticate(ServerRequest request) {
+        String secret = Credentials.secret(request);
+        if (secret == null) {
             throw unauthenticated("You didn't provide an API key. You need to provide your API key in an Authorization "
                     + "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", "missing_api_key");
         }
-        String secret = bearer(authorization);
         if (!Secrets.looksLikeApiKey(secret)) {
             throw unauthenticated("Incorrect API key provided. API keys look like sk- and 43 characters; find yours "
                     + "in the dashboard under Settings > API Keys.", "invalid_api_key");
@@ -65,18 +71,12 @@ public final class Authenticator {
         return new ApiError(403, PERMISSION_ERROR, message, null, "insufficient_permissions");
     }
 
-    private static String bearer(String authorization) {
-        String trimmed = authorization.strip();
-        if (trimmed.regionMatches(true, 0, "Bearer ", 0, 7)) return trimmed.substring(7).strip();
-        throw unauthenticated("The Authorization header must be 'Bearer YOUR_KEY'.", "invalid_authorization_header");
-    }
-
     private static ApiError incorrect(String secret) {
         return unauthenticated("Incorrect API key provided: " + Secrets.visiblePrefix(secret) + "... You can find your "
                 + "API keys in the dashboard under Settings > API Keys.", "invalid_api_key");
     }
 
-    private static ApiError unauthenticated(String message, String reason) {
+    static ApiError unauthenticated(String message, String reason) {
         return new ApiError(401, AUTHENTICATION_ERROR, message, null, reason);
     }
 }

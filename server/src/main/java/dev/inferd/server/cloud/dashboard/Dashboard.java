@@ -101,7 +101,7 @@ public final class Dashboard implements CloudRoute {
         } catch (IllegalArgumentException | IllegalStateException e) {
             html(response, 400, Pages.message("Not done", e.getMessage()));
         } catch (RuntimeException e) {
-            String id = CloudHttp.requestId();
+            String id = request.id();
             LOG.log(System.Logger.Level.ERROR, "dashboard request " + id + " failed", e);
             if (!response.isSent()) html(response, 500, Pages.message("Error", "Something went wrong (" + id + ")."));
         }

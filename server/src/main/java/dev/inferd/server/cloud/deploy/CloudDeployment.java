@@ -4,6 +4,7 @@ import dev.inferd.server.cloud.CloudConfig;
 import dev.inferd.server.cloud.CloudGateway;
 import dev.inferd.server.cloud.admin.AdminApi;
 import dev.inferd.server.cloud.auth.Accounts;
+import dev.inferd.server.cloud.auth.OperatorToken;
 import dev.inferd.server.cloud.catalog.CatalogAdmin;
 import dev.inferd.server.cloud.catalog.DeploymentCatalog;
 import dev.inferd.server.cloud.catalog.ModelOpener;
@@ -104,7 +105,7 @@ public final class CloudDeployment implements AutoCloseable {
         String operatorToken = config.operatorToken() != null ? config.operatorToken() : System.getenv(OPERATOR_TOKEN_ENV);
         var admin = new AdminApi(db, accounts, operatorToken, catalogAdmin);
         var dashboard = new Dashboard(db, accounts, clock);
-        return new CloudGateway(db, config, models, clock, admin, dashboard);
+        return new CloudGateway(db, config, models, clock, new OperatorToken(operatorToken), admin, dashboard);
     }
 
     public int port() {

@@ -2,22 +2,28 @@ package dev.inferd.server.cloud.usage;
 
 import dev.inferd.server.cloud.auth.Principal;
 import dev.inferd.server.http.RequestHook;
+import dev.inferd.server.store.RefusedRequests;
 import dev.inferd.server.store.RowIds;
 import dev.inferd.server.store.UsageRecord;
 
 /**
  * One request's meter: collects what its handler reports (model, tokens, final status) and makes its usage
- * record. Reports come from the request's thread and its generation's thread, hence the synchronisation.
+ * record, or its refusal's count when the key's scopes or rate limit refused it. Reports come from the request's
+ * thread and its generation's thread, hence the synchronisation.
  */
 public final class UsageMeter implements RequestHook {
 
     /** The status recorded for a request whose client left before its response was complete (nginx's convention). */
     public static final int CLIENT_CLOSED = 499;
 
+    /** Why the gateway refused a request before any work: counted per key and minute, not recorded one by one. */
+    public enum Refusal { FORBIDDEN, RATE_LIMITED }
+
     private final Principal principal;
     private final String endpoint;
     private final long startNanos;
     private final ModelScope scope;
+    private final String recordId = RowIds.next("use");
     private String model;
     private int promptTokens;
     private int completionTokens;
@@ -25,6 +31,10 @@ public final class UsageMeter implements RequestHook {
     private long audioMillis;
     private int status;
     private boolean cancelled;
+    private Refusal refusal;
+    private boolean written;
+    private boolean withheld;
+    private UsageRecord committed;
 
     /** Checks a model named by the request against the key's scope; throws a 403 to refuse it. */
     @FunctionalInterface
@@ -42,7 +52,12 @@ public final class UsageMeter implements RequestHook {
     @Override
     public synchronized void model(String model) {
         this.model = model;
-        scope.check(principal, model);
+        try {
+            scope.check(principal, model);
+        } catch (RuntimeException refused) {
+            refusal = Refusal.FORBIDDEN;
+            throw refused;
+        }
     }
 
     @Override
@@ -67,14 +82,56 @@ public final class UsageMeter implements RequestHook {
         this.status = status;
     }
 
-    /** The record of this request, ended with {@code fallbackStatus} when no handler reported one. */
+    /** The gateway refused the request (scope or rate limit). */
+    public synchronized void refused(Refusal why) {
+        refusal = why;
+    }
+
+    /** Why the request was refused, or null when it was not. */
+    public synchronized Refusal refusal() {
+        return refusal;
+    }
+
+    /** The refusal as one count in its key's minute. */
+    public synchronized RefusedRequests refusalCount(long nowMillis) {
+        if (refusal == null) throw new IllegalStateException("the request was not refused");
+        boolean rateLimited = refusal == Refusal.RATE_LIMITED;
+        return new RefusedRequests(principal.account().id(), principal.key().id(), RefusedRequests.minuteOf(nowMillis),
+                rateLimited ? 0 : 1, rateLimited ? 1 : 0);
+    }
+
+    /**
+     * The record of this request, ended with {@code fallbackStatus} when no handler reported one. Every record of
+     * one meter has the same id: a later one replaces the one committed.
+     */
     public synchronized UsageRecord record(Pricing pricing, int fallbackStatus, long nowMillis) {
-        int finalStatus = status != 0 ? status : fallbackStatus;
+        int finalStatus = withheld ? 503 : status != 0 ? status : fallbackStatus;
         // A stream whose client left has sent its 200 already; the record says it was cut short.
         if (cancelled && finalStatus < 400) finalStatus = CLIENT_CLOSED;
         long latencyMillis = (System.nanoTime() - startNanos) / 1_000_000;
-        return new UsageRecord(RowIds.next("use"), principal.account().id(), principal.key().id(), model, endpoint,
+        return new UsageRecord(recordId, principal.account().id(), principal.key().id(), model, endpoint,
                 promptTokens, completionTokens, cachedTokens, audioMillis, finalStatus, latencyMillis,
                 pricing.cost(model, promptTokens, completionTokens, audioMillis), nowMillis);
+    }
+
+    /** Its record could not be committed before its answer, which was withheld: the record says 503. */
+    public synchronized void withheld() {
+        withheld = true;
+    }
+
+    /** True once the request's record (or its refusal's count) was handed to the writer. */
+    public synchronized boolean isWritten() {
+        return written;
+    }
+
+    /** The record was committed: {@code record}, or null for a refusal's count. */
+    public synchronized void written(UsageRecord record) {
+        written = true;
+        committed = record;
+    }
+
+    /** The record committed, or null. */
+    public synchronized UsageRecord committed() {
+        return committed;
     }
 }

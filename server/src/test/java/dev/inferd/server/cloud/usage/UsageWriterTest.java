@@ -4,6 +4,7 @@ import dev.inferd.server.store.AccountStore;
 import dev.inferd.server.store.ApiKey;
 import dev.inferd.server.store.KeyScopes;
 import dev.inferd.server.store.KeyStore;
+import dev.inferd.server.store.RefusedRequests;
 import dev.inferd.server.store.RowIds;
 import dev.inferd.server.store.TestDatabases;
 import dev.inferd.server.store.UsageFilter;
@@ -46,6 +47,27 @@ class UsageWriterTest {
                 writer.write(record(account.id(), "k1"));
             }
             assertThat(store.totals(UsageFilter.account(account.id())).requests()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void refusalsAreCountedPerKeyAndMinuteWithoutWaiting() throws Exception {
+        try (var db = TestDatabases.open(TestDatabases.SQLITE)) {
+            var account = new AccountStore(db).create("acme", null, 0);
+            new KeyStore(db).insert(new ApiKey("k1", account.id(), "k", "sk-1", KeyScopes.EVERYTHING, null, 0, null, null, null), "h1");
+            var store = new UsageStore(db);
+            long minute = RefusedRequests.minuteOf(1_000_000);
+            try (var writer = new UsageWriter(store)) {
+                for (int i = 0; i < 1000; i++) {
+                    writer.countRefusal(new RefusedRequests(account.id(), "k1", minute, i % 3 == 0 ? 1 : 0, i % 3 == 0 ? 0 : 1));
+                }
+                writer.countRefusal(new RefusedRequests(account.id(), "k1", minute + 60_000, 1, 0));
+            } // close writes what is pending
+            List<RefusedRequests> rows = store.refusals(UsageFilter.account(account.id()));
+            assertThat(rows).extracting(RefusedRequests::minute).containsExactly(minute, minute + 60_000);
+            assertThat(rows.getFirst().forbidden()).isEqualTo(334);
+            assertThat(rows.getFirst().rateLimited()).isEqualTo(666);
+            assertThat(store.list(UsageFilter.account(account.id()), 10)).isEmpty();
         }
     }
 
