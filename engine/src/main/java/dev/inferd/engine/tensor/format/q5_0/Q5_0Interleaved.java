@@ -36,7 +36,7 @@ import static jdk.incubator.vector.VectorOperators.S2I;
  * values of five bits fill five 16-bit lanes exactly; a layout of three values to a lane with the last
  * value in a sixth step (as {@code Q5_KInterleaved}'s) reads 1.18 times the bytes. A field is one or two
  * shifts out of its lane (a left shift that puts its top bit at bit 15, an arithmetic shift by 11), value
- * 15 two operations a step (double and add the bit); each field meets the same pair of activations in every
+ * 15 three operations a step (double it, mask the bit, add); each field meets the same pair of activations in every
  * lane (an entry of {@link Q8Activations#pairs}).
  *
  * <p>A lane adds 16 products of at most 16 * 127, inside 16 bits; the pair sums go to 32-bit lanes, one a
