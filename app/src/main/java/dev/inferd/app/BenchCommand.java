@@ -10,6 +10,7 @@ import dev.inferd.bench.BenchTest;
 import dev.inferd.bench.CpuInfo;
 import dev.inferd.bench.DecodeLimit;
 import dev.inferd.bench.GrammarBench;
+import dev.inferd.bench.SecondTurnBench;
 import dev.inferd.bench.LlamaBench;
 import dev.inferd.bench.MemoryBandwidth;
 import dev.inferd.bench.ModelFootprint;
@@ -49,6 +50,7 @@ import java.util.function.Function;
  * memory bandwidth measured on the spot, the share of the decode limit reached, and the CPU it ran on.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        header = "Measure prompt and generation speed, as llama-bench does.",
         description = {
                 "Measure prompt processing (pp<P>) and generation (tg<N>) speed in tokens/s, as llama-bench does,",
                 "and the fraction of the memory-bandwidth limit that generation reaches.",
@@ -91,6 +93,19 @@ public final class BenchCommand implements Callable<Integer> {
             description = "prompt tokens per forward pass (default: ${DEFAULT-VALUE})")
     int batchSize;
 
+    @Option(names = "--draft", paramLabel = "<file|slug|synthetic:shape:type>",
+            description = "measure speculative decoding with this draft model instead: plain and speculative generation in "
+                    + "alternating rounds through the scheduler, for each of --streams, -n tokens per stream; then the cost of "
+                    + "verifying drafts (a pass of 1 to 9 rows of one sequence at the first -d depth)")
+    String draft;
+
+    @Option(names = "--prompt-lookup", description = "measure prompt lookup speculation (no draft model) the same way as --draft")
+    boolean promptLookup;
+
+    @Option(names = "--streams", split = ",", defaultValue = "1,8", paramLabel = "N",
+            description = "concurrent streams for --draft and --prompt-lookup (default: ${DEFAULT-VALUE})")
+    List<Integer> streams;
+
     @Option(names = "--json", description = "print one JSON object per test, one per line, instead of the table")
     boolean json;
 
@@ -104,6 +119,12 @@ public final class BenchCommand implements Callable<Integer> {
             + "of --model with and without the constraint (-n tokens per run, -r rounds, alternated); without --model, "
             + "compile and mask times only")
     boolean grammar;
+
+    @Option(names = "--second-turn", paramLabel = "N",
+            description = "measure what the prefix cache saves on an agent's second turn instead: for each -p length P, "
+                    + "the time to the first token of a request repeating a P-token first turn plus N new tokens, with "
+                    + "the first turn cached and without")
+    Integer secondTurn;
 
     @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every load, instead of caching them in $INFERD_HOME/copies")
@@ -132,6 +153,8 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             if (writeSynthetic != null) return writeSynthetic(writeSynthetic.get(0), Path.of(writeSynthetic.get(1)));
             if (grammar) return grammarBench();
+            if (secondTurn != null) return secondTurnBench();
+            if (draft != null || promptLookup) return speculativeBench();
             String problem = checkOptions();
             if (problem != null) {
                 err.println("inferd bench: " + problem);
@@ -158,6 +181,59 @@ public final class BenchCommand implements Callable<Integer> {
             return 2;
         }
         GrammarBench.run(model == null ? null : resolve(model), tokens, repetitions, out);
+        return 0;
+    }
+
+    private int secondTurnBench() throws IOException {
+        List<Integer> firstTurns = prompts.stream().filter(p -> p > 0).toList();
+        if (model == null || firstTurns.isEmpty() || secondTurn < 1 || repetitions < 1) {
+            err.println("inferd bench: --second-turn needs --model, -p above 0, a new turn of at least 1 token and -r 1 or more");
+            return 2;
+        }
+        int t = threads != null ? threads.getFirst() : 0;
+        out.println("cpu: " + CpuInfo.detect().describe());
+        SecondTurnBench.run(resolve(model), firstTurns, secondTurn, repetitions, t,
+                noCopyCache ? null : ModelsConfig.fromEnvironment(env).copiesDir(), out);
+        return 0;
+    }
+
+    private int speculativeBench() throws IOException {
+        if (model == null || model.isBlank()) {
+            err.println("inferd bench: --model is required");
+            return 2;
+        }
+        if (draft != null && promptLookup) {
+            err.println("inferd bench: --draft and --prompt-lookup measure different things: give one");
+            return 2;
+        }
+        if (repetitions < 1 || streams.stream().anyMatch(n -> n < 1)) {
+            err.println("inferd bench: -r and --streams must be at least 1");
+            return 2;
+        }
+        int tokens = generations.stream().filter(n -> n > 0).findFirst().orElse(128);
+        int depth = depths.stream().filter(d -> d > 0).findFirst().orElse(256);
+        Path target = resolve(model);
+        Path draftFile = draft == null ? null : resolve(draft);
+        int threadCount = threads != null ? threads.getFirst() : Runtime.getRuntime().availableProcessors();
+        Path copiesDir = noCopyCache ? null : ModelsConfig.fromEnvironment(env).copiesDir();
+        int parallel = streams.stream().mapToInt(Integer::intValue).max().orElse(1);
+        var options = new dev.inferd.engine.generate.LocalTextGenerator.Options(null, null, 2048).withParallel(parallel)
+                .withThreads(threadCount).withCopyCache(copiesDir).withDraft(draftFile).withPromptLookup(draftFile == null);
+        CpuInfo cpu = CpuInfo.detect();
+        try (var generator = dev.inferd.engine.generate.LocalTextGenerator.open(target, options)) {
+            String what = draftFile != null ? "target " + target.getFileName() + ", draft " + draftFile.getFileName()
+                    : "prompt lookup on " + target.getFileName();
+            new dev.inferd.bench.SpeculativeBench(generator, out).run(what, streams, tokens, repetitions);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+        try (GGUFFile gguf = GGUFFile.open(target)) {
+            CopyCacheFile copies = copiesDir == null ? null : CopyCacheFile.open(copiesDir, gguf, WeightMatrices.COPIES);
+            Model m = Model.load(gguf, 256, copies != null ? copies : CopyStore.inMemory());
+            dev.inferd.bench.SpeculativeBench.verificationCost(m, depth, List.of(1, 2, 3, 4, 5, 6, 8, 9), repetitions * 3, out);
+        }
+        out.printf(Locale.ROOT, "cpu: %s; %d threads%n", cpu.describe(), threadCount);
         return 0;
     }
 

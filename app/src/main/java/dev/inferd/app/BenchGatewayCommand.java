@@ -10,7 +10,11 @@ import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.store.Database;
 import dev.inferd.server.store.RowIds;
+import dev.inferd.server.cloud.ratelimit.LocalRateLimiter;
+import dev.inferd.server.cloud.ratelimit.RateLimiter;
+import dev.inferd.server.cloud.ratelimit.RateLimiters;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.URI;
@@ -31,6 +35,8 @@ import java.util.concurrent.Future;
  * {@code inferd bench-gateway}: what the hosted gateway (key check, rate limit, usage record) adds to a request.
  * The same cheap request, {@code GET /v1/models}, goes to a plain server and to a gateway in one process, in
  * alternating rounds: latency percentiles one request at a time, then requests per second with several clients.
+ * Then the rate limit alone: one key's bucket taken from one request at a time, in the deployment's store
+ * (PostgreSQL's or Redis's Bucket4j buckets) and in the process, to show what sharing the limit costs.
  */
 @Command(name = "bench-gateway", mixinStandardHelpOptions = true,
         description = "Measure the hosted gateway's cost per request against the plain server (GET /v1/models).")
@@ -48,6 +54,9 @@ public final class BenchGatewayCommand implements Callable<Integer> {
     @Option(names = "--clients", defaultValue = "8", description = "concurrent clients for the throughput part (default: ${DEFAULT-VALUE})")
     int clients;
 
+    @Mixin
+    RedisOption redis;
+
     private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
     /** One log line per request would be measured as much as the gateway: off for both servers. */
     private static final java.util.logging.Logger ACCESS_LOG = java.util.logging.Logger.getLogger("inferd.access");
@@ -57,7 +66,7 @@ public final class BenchGatewayCommand implements Callable<Integer> {
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         ACCESS_LOG.setLevel(java.util.logging.Level.WARNING);
         String url = database != null ? database : Database.sqliteUrl(Files.createTempDirectory("inferd-bench-gateway"));
-        var config = new CloudConfig(null, 1_000_000, null, java.util.Map.of());
+        var config = redis.applyTo(new CloudConfig(null, 1_000_000, null, java.util.Map.of()));
         try (Database db = Database.open(url);
              InferdServer plain = InferdServer.start("127.0.0.1", 0, new ModelRegistry(), new SpeechModels(), ServerOptions.defaults(), null);
              CloudDeployment cloud = CloudDeployment.start("127.0.0.1", 0, db, config, new ModelRegistry(), Clock.systemUTC())) {
@@ -86,8 +95,33 @@ public final class BenchGatewayCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "added by the gateway: p50 %+.3f ms, p99 %+.3f ms; throughput %.0f%% of serve's%n",
                     (percentile(gatewayNanos, 50) - percentile(serveNanos, 50)) / 1e6,
                     (percentile(gatewayNanos, 99) - percentile(serveNanos, 99)) / 1e6, 100 * gatewayRps / serveRps);
+            try (RateLimiter shared = RateLimiters.perSecond(db, config.redis()); RateLimiter local = new LocalRateLimiter()) {
+                String where = config.redis() != null ? "Redis" : db.isPostgres() ? "PostgreSQL" : "in process";
+                probe(shared, requests); // warm-up
+                probe(local, requests);
+                List<Long> sharedNanos = new ArrayList<>();
+                List<Long> localNanos = new ArrayList<>();
+                for (int r = 0; r < rounds; r++) {
+                    sharedNanos.addAll(probe(shared, requests));
+                    localNanos.addAll(probe(local, requests));
+                }
+                System.out.printf(Locale.ROOT, "rate limit (%s): p50 %.3f ms, p99 %.3f ms per request; in process: p50 %.4f ms, p99 %.4f ms%n",
+                        where, percentile(sharedNanos, 50) / 1e6, percentile(sharedNanos, 99) / 1e6,
+                        percentile(localNanos, 50) / 1e6, percentile(localNanos, 99) / 1e6);
+            }
         }
         return 0;
+    }
+
+    /** One key's bucket taken {@code n} times, one after the other (the limit is never reached). */
+    private static List<Long> probe(RateLimiter limiter, int n) {
+        List<Long> nanos = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long start = System.nanoTime();
+            if (!limiter.tryAcquire("bench-probe", 1_000_000_000).allowed()) throw new IllegalStateException("limited");
+            nanos.add(System.nanoTime() - start);
+        }
+        return nanos;
     }
 
     private static List<Long> sequential(HttpClient http, HttpRequest request, int n) throws Exception {

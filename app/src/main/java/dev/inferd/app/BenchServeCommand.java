@@ -39,6 +39,7 @@ import java.util.concurrent.Executors;
  * inter-token latency percentiles, errors. A benchmark prints figures; it asserts nothing.
  */
 @Command(name = "bench-serve", mixinStandardHelpOptions = true,
+        header = "Load-test an OpenAI-compatible server with streaming clients.",
         description = {
                 "Load-test an OpenAI-compatible server with concurrent streaming clients and print, per concurrency:",
                 "aggregate tokens/s, time to first token (TTFT) and inter-token latency (ITL) p50/p99, and errors.",
@@ -61,7 +62,7 @@ public final class BenchServeCommand implements Callable<Integer> {
     String serveModel;
 
     @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "with --serve-model: context length (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
+            description = "with --serve-model: context length (default: as serve chooses it)")
     int contextLength;
 
     @Option(names = "--threads", defaultValue = "0", paramLabel = "N",

@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code inferd cloud}: the API of {@code serve} behind API keys, rate limits and usage metering, with its dashboard. */
 @Command(name = "cloud", mixinStandardHelpOptions = true,
+        header = "Serve the OpenAI API behind API keys, as a hosted deployment.",
         description = {
                 "Serve the OpenAI API as a hosted deployment: every /v1 request needs Authorization: Bearer <key>;",
                 "per-key scopes, rate limits (429), usage and cost records; the admin API under /admin/v1/ and the",
@@ -45,6 +46,9 @@ public final class CloudCommand implements Callable<Integer> {
 
     @Mixin
     StoreOptions store;
+
+    @Mixin
+    RedisOption redis;
 
     @Option(names = "--model", paramLabel = "<slug|file.gguf>",
             description = "a catalog slug or a model file to add to the catalog (when not listed) and load at start; repeatable")
@@ -105,7 +109,7 @@ public final class CloudCommand implements Callable<Integer> {
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         CloudConfig config;
         try {
-            config = store.readConfig();
+            config = redis.applyTo(store.readConfig());
         } catch (IOException | IllegalArgumentException e) {
             System.err.println("inferd: cannot read --config " + store.config + ": " + e.getMessage());
             return 2;
@@ -151,7 +155,7 @@ public final class CloudCommand implements Callable<Integer> {
     private void preload(CloudDeployment cloud) throws InterruptedException {
         for (String arg : models) {
             ModelSpec spec = Files.isRegularFile(Path.of(arg))
-                    ? new ModelSpec(fileId(Path.of(arg)), Path.of(arg).toAbsolutePath().toString(), null)
+                    ? new ModelSpec(ModelResolver.idOf(Path.of(arg)), Path.of(arg).toAbsolutePath().toString(), null)
                     : ModelSpec.slug(arg);
             if (cloud.catalog().model(spec.id()).isEmpty()) cloud.catalog().add(spec);
             ModelPool pool = cloud.pool();
@@ -181,11 +185,6 @@ public final class CloudCommand implements Callable<Integer> {
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             System.err.println("inferd: SIGHUP is not available here (" + e.getMessage() + "); use POST /admin/v1/reload");
         }
-    }
-
-    private static String fileId(Path file) {
-        String name = file.getFileName().toString();
-        return name.toLowerCase(Locale.ROOT).endsWith(".gguf") ? name.substring(0, name.length() - 5) : name;
     }
 
     /** "10s", "500ms", "2m", or plain seconds. */

@@ -129,7 +129,8 @@ public final class KeysCommand implements Runnable {
         @Mixin
         StoreOptions store;
 
-        @Option(names = "--account", required = true, paramLabel = "NAME")
+        @Option(names = "--account", paramLabel = "NAME",
+                description = "the account the key must belong to (optional: the key id names the key)")
         String account;
 
         @Parameters(paramLabel = "KEY_ID")
@@ -138,7 +139,8 @@ public final class KeysCommand implements Runnable {
         @Override
         public Integer call() {
             return withAccounts(store, (accounts, db) -> {
-                accounts.revokeKey(accounts.requireAccount(account).id(), keyId, Actor.cli());
+                String accountId = account != null ? accounts.requireAccount(account).id() : accounts.key(keyId).accountId();
+                accounts.revokeKey(accountId, keyId, Actor.cli());
                 System.out.println("Revoked " + keyId + ".");
             });
         }

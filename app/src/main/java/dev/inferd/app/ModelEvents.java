@@ -28,9 +28,10 @@ final class ModelEvents implements ModelEvent.Listener {
         switch (event) {
             case ModelEvent.Loaded l -> {
                 ModelDescription d = l.description();
-                out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, context %d (trained %d), %s, loaded in %d ms%s%n",
+                out.printf(Locale.ROOT, "inferd: model %s: %s, %s parameters, %s, %s, %s, loaded in %d ms%s%n",
                         d.id(), d.architecture(), ServeCommand.humanCount(d.parameterCount()), d.quantization(),
-                        d.contextLength(), l.trainedContextLength(), kvCache(l.kvMemory()), l.millis(), copies(l));
+                        context(d.contextLength(), l.trainedContextLength(), l.kvMemory()), kvCache(l.kvMemory()),
+                        l.millis(), copies(l));
             }
             case ModelEvent.CopiesSaved s -> out.printf(Locale.ROOT,
                     "inferd: model %s: copies for generated tokens saved to %s in %d ms; later starts map them%n",
@@ -44,6 +45,26 @@ final class ModelEvents implements ModelEvent.Listener {
                     "inferd: model %s: %d MB of weights read in place moved into memory in %d ms%n",
                     w.model(), w.bytes() >> 20, w.millis());
         }
+    }
+
+    /**
+     * The served context beside the trained one, and what decided it: the KV memory a position takes and the
+     * budget it was chosen within.
+     */
+    static String context(int context, int trained, KVMemory kv) {
+        String budget = String.format(Locale.ROOT, "KV %s a position, budget %s", bytes(kv.bytesPerPosition()), bytes(kv.budget()));
+        if (context < trained) {
+            return String.format(Locale.ROOT, "context %d of the trained %d (%s: --kv-memory or --ctx for more)",
+                    context, trained, budget);
+        }
+        return String.format(Locale.ROOT, "context %d (trained %d; %s)", context, trained, budget);
+    }
+
+    private static String bytes(long n) {
+        if (n >= 1L << 30) return String.format(Locale.ROOT, "%.1f GiB", n / (double) (1L << 30));
+        if (n >= 1L << 20) return (n >> 20) + " MiB";
+        if (n >= 1L << 10) return (n >> 10) + " KiB";
+        return n + " B";
     }
 
     /** The KV cache's memory, and the sliding-window layers' share of it where some layers slide. */

@@ -20,6 +20,7 @@ import java.util.function.Function;
 
 /** {@code inferd models [--json]}: the catalog, and which of its models are downloaded. */
 @Command(name = "models", mixinStandardHelpOptions = true,
+        header = "List the model catalog and what this build can serve.",
         description = {"List the model catalog: slug, whether it is downloaded, size, architecture, quantization, kind,",
                 "and whether this build can serve it (architecture, tokenizer and tensor types supported).",
                 "Own entries can be added in $INFERD_HOME/catalog.json (same format as the built-in catalog)."})

@@ -6,6 +6,7 @@ import dev.inferd.speech.whisper.WhisperModel;
 import dev.inferd.speech.whisper.WhisperModelFile;
 import dev.inferd.app.models.ModelResolver;
 import dev.inferd.app.models.ResolvedModel;
+import dev.inferd.engine.generate.ContextSizing;
 import dev.inferd.engine.generate.LocalTextGenerator;
 import dev.inferd.engine.generate.ModelEvent;
 import dev.inferd.engine.generate.ModelDescription;
@@ -15,6 +16,7 @@ import dev.inferd.engine.batch.SchedulerStats;
 import dev.inferd.server.http.InferdServer;
 import dev.inferd.server.http.ModelRegistry;
 import dev.inferd.server.http.ServerOptions;
+import dev.inferd.server.responses.MemoryResponseStore;
 import dev.inferd.server.metrics.EngineStats;
 import dev.inferd.server.openai.EngineRequests;
 import picocli.CommandLine.Command;
@@ -34,6 +36,7 @@ import java.util.concurrent.FutureTask;
 
 /** {@code inferd serve}: the local OpenAI-compatible server. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
+        header = "Serve models over the OpenAI API on this machine.",
         description = {
                 "Serve models over the OpenAI API (chat completions, completions, models, audio transcriptions and",
                 "translations with a Whisper model: speech-large-v3 or a whisper.cpp ggml-*.bin file) on http://HOST:PORT/v1.",
@@ -48,6 +51,16 @@ public final class ServeCommand implements Callable<Integer> {
                     + "ggml-*.bin file for speech to text; repeatable (a chat model and a speech model side by side)")
     List<String> models;
 
+    @Option(names = "--draft", paramLabel = "<slug|file.gguf>",
+            description = "a smaller model of the same family (the same vocabulary) that drafts tokens for the text model to "
+                    + "verify several at a time: speculative decoding; greedy output stays the same token for token, sampled "
+                    + "output keeps the model's distribution")
+    String draft;
+
+    @Option(names = "--no-prompt-lookup", description = "do not draft from the prompt and the text so far (prompt lookup "
+            + "speculation, on by default where no --draft is given; it turns itself off for a sequence where it does not pay)")
+    boolean noPromptLookup;
+
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
     String host;
 
@@ -55,7 +68,8 @@ public final class ServeCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--ctx", defaultValue = "0", paramLabel = "N",
-            description = "context length in tokens (default: the model's, at most " + LocalTextGenerator.DEFAULT_MAX_CONTEXT + ")")
+            description = "context length in tokens (default: the model's trained context, as far as --kv-memory holds one "
+                    + "sequence of it; printed at start-up)")
     int contextLength;
 
     @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
@@ -67,7 +81,8 @@ public final class ServeCommand implements Callable<Integer> {
     int parallel;
 
     @Option(names = "--kv-memory", defaultValue = "0", paramLabel = "SIZE",
-            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, at most a quarter of RAM)")
+            description = "memory for the KV cache per model, e.g. 2g or 512m (default: enough for --parallel full contexts, "
+                    + "at most a quarter of RAM and half the heap, shared by the text models)")
     String kvMemory;
 
     @Option(names = "--max-queued", defaultValue = "0", paramLabel = "N",
@@ -105,12 +120,24 @@ public final class ServeCommand implements Callable<Integer> {
             + "instead of 'reasoning_content'")
     boolean noReasoningSplit;
 
+    @Option(names = "--responses-max", defaultValue = "1000", paramLabel = "N",
+            description = "responses kept in memory for GET /v1/responses/{id} and previous_response_id; the least "
+                    + "recently used go first (default: ${DEFAULT-VALUE})")
+    int responsesMax;
+
+    @Option(names = "--responses-memory", defaultValue = "64m", paramLabel = "SIZE",
+            description = "memory the kept responses may take, e.g. 64m (default: ${DEFAULT-VALUE})")
+    String responsesMemory;
+
     @Option(names = "--offline", description = "never download: use cached catalog models or files only")
     boolean offline;
 
     @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every start, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
+
+    /** The draft model once resolved (downloaded if need be), or null. */
+    private ResolvedModel resolvedDraft;
 
     @Override
     public Integer call() {
@@ -129,9 +156,11 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             options = ServerOptions.defaults().withLimits(new ServerOptions.Limits(ByteSize.parse(maxBody),
                     Duration.ofSeconds(readTimeoutSeconds), Duration.ofSeconds(idleTimeoutSeconds),
-                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections, ByteSize.parse(minBodyRate)));
+                    Duration.ofSeconds(writeTimeoutSeconds), maxConnections, ByteSize.parse(minBodyRate)))
+                    .withResponses(new MemoryResponseStore(responsesMax, ByteSize.parse(responsesMemory)));
         } catch (IllegalArgumentException e) {
-            System.err.println("inferd: --max-body, the timeouts, --max-connections and --min-body-rate: " + e.getMessage());
+            System.err.println("inferd: --max-body, the timeouts, --max-connections, --min-body-rate and the "
+                    + "--responses bounds: " + e.getMessage());
             return 2;
         }
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
@@ -143,6 +172,7 @@ public final class ServeCommand implements Callable<Integer> {
         List<ResolvedModel> resolved;
         try {
             resolved = resolveAll();
+            resolvedDraft = draft == null ? null : ModelResolver.fromEnvironment().resolveModel(draft, offline);
         } catch (ModelException e) {
             System.err.println("inferd: " + e.getMessage());
             return 1;
@@ -158,12 +188,19 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         List<ResolvedModel> textModels = resolved.stream().filter(m -> !isSpeech(m)).toList();
+        if (resolvedDraft != null && (textModels.size() != 1 || isSpeech(resolvedDraft))) {
+            System.err.println("inferd: --draft drafts for one text model: serve exactly one text --model with it, and a text "
+                    + "model as the draft");
+            return 2;
+        }
         ModelRegistry registry = new ModelRegistry();
         textModels.forEach(m -> registry.loading(m.id()));
         var running = new Running();
         var shutdownHook = new Thread(running::stop, "inferd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        var loading = new FutureTask<>(() -> loadAll(textModels, kvBytes, registry, running));
+        // The default KV budget is the process's, not each model's: models served side by side share it.
+        long kvPerModel = kvBytes == 0 && textModels.size() > 1 ? ContextSizing.defaultBudget() / textModels.size() : kvBytes;
+        var loading = new FutureTask<>(() -> loadAll(textModels, kvPerModel, registry, running));
         Thread.ofPlatform().name("inferd-load").daemon(true).start(loading);
 
         String failure;
@@ -247,7 +284,8 @@ public final class ServeCommand implements Callable<Integer> {
                 var generator = LocalTextGenerator.open(model.file(), new LocalTextGenerator.Options(model.id(), owner, contextLength)
                         .withParallel(parallel).withKvMemory(kvBytes).withMaxQueued(maxQueued)
                         .withMaxChoices(EngineRequests.MAX_CHOICES).withThreads(threads)
-                        .withCopyCache(noCopyCache ? null : ModelEvents.copyCacheDirectory()).withAfterLoad(true),
+                        .withCopyCache(noCopyCache ? null : ModelEvents.copyCacheDirectory()).withAfterLoad(true)
+                        .withDraft(resolvedDraft == null ? null : resolvedDraft.file()).withPromptLookup(!noPromptLookup),
                         new ModelEvents(System.out));
                 if (!running.add(generator)) {
                     generator.close(); // stopped while it loaded

@@ -75,6 +75,30 @@ class AccountsAndKeysCommandTest {
     }
 
     @Test
+    void aKeyIsRevokedByItsIdAloneAndAGivenAccountMustHoldIt() {
+        run("", "accounts", "create", "acme");
+        run("", "accounts", "create", "other");
+        run("", "keys", "create", "--account", "acme", "--name", "a");
+        run("", "keys", "create", "--account", "acme", "--name", "b");
+        List<String> ids = run("", "keys", "list", "--account", "acme").lines().stream().skip(1)
+                .map(l -> l.split("\\s+")[0]).toList();
+
+        Run wrongAccount = run("", "keys", "revoke", "--account", "other", ids.get(0));
+        assertThat(wrongAccount.exit()).isEqualTo(1);
+        assertThat(wrongAccount.err()).contains("no key " + ids.get(0));
+        Run unknown = run("", "keys", "revoke", "key_nosuch");
+        assertThat(unknown.exit()).isEqualTo(1);
+        assertThat(unknown.err()).contains("no key key_nosuch");
+
+        Run revoked = run("", "keys", "revoke", ids.get(0));
+        assertThat(revoked.exit()).isZero();
+        assertThat(revoked.out()).contains("Revoked " + ids.get(0));
+        assertThat(run("", "keys", "revoke", "--account", "acme", ids.get(1)).exit()).isZero();
+        assertThat(run("", "keys", "list", "--account", "acme").lines().stream().skip(1))
+                .allSatisfy(line -> assertThat(line).contains("revoked"));
+    }
+
+    @Test
     void mistakesAreOneLineMessages() {
         Run missing = run("", "keys", "create", "--account", "nobody");
         assertThat(missing.exit()).isEqualTo(1);

@@ -155,6 +155,19 @@ class BenchCommandTest {
     }
 
     @Test
+    void secondTurnTimesARepeatedFirstTurnFromThePrefixCacheAndWithout() {
+        int exit = run("--second-turn", "8", "--model", model.toString(), "-p", "48,96", "-r", "1", "-t", "1");
+        assertThat(exit).as(err()).isZero();
+        List<String> lines = out().lines().toList();
+        assertThat(lines.get(0)).startsWith("cpu: ");
+        assertThat(lines.get(1)).contains("first turn").contains("2nd turn TTFT").contains("cached").contains("without cache");
+        // whole blocks of 16 positions come from the cache: all 48 and 96 first-turn tokens
+        assertThat(lines.get(3)).matches("\\| tiny +\\| +48 \\| +8 \\| .* s \\| .* s \\| +48 \\| .* s \\| .*x \\|");
+        assertThat(lines.get(4)).matches("\\| tiny +\\| +96 \\| +8 \\| .* s \\| .* s \\| +96 \\| .* s \\| .*x \\|");
+        assertThat(run("--second-turn", "0", "--model", model.toString())).isEqualTo(2);
+    }
+
+    @Test
     @org.junit.jupiter.api.Tag("slow")
     void grammarMeasuresCompileMasksAndDecodingWithAndWithoutTheConstraint() {
         int exit = run("--grammar", "--model", model.toString(), "-n", "4", "-r", "1");

@@ -100,6 +100,7 @@ public final class GrammarBench {
                 percentile(Arrays.copyOfRange(compileCpuMs, 1, compileCpuMs.length), 50), cachedUs);
 
         maskTimes(grammar, vocabulary, bytes, out);
+        budgetMaskTimes(grammar, vocabulary, bytes, out);
         if (model != null) {
             decodeSpeed(model, vocabulary, tools, tokens, Math.max(1, rounds), out);
         }
@@ -159,6 +160,52 @@ public final class GrammarBench {
         var all = new ArrayList<>(cold);
         all.addAll(warm);
         out.printf(Locale.ROOT, "mask, all %d steps: p50 %.1f us, p99 %.1f us%n", all.size(), percentile(all, 50), percentile(all, 99));
+    }
+
+    /** Extra tokens over the shortest complete output in {@link #budgetMaskTimes}: the whole output is steered. */
+    private static final int BUDGET_SLACK = 8;
+
+    /**
+     * As {@link #maskTimes}, each sequence limited to its shortest complete output plus a few tokens:
+     * every step narrows the mask to the tokens that leave room to complete ({@link GrammarMatcher#restrictToBudget}).
+     */
+    private static void budgetMaskTimes(Grammar grammar, TokenVocabulary vocabulary, byte[][] bytes, PrintStream out) {
+        long[] mask = new long[vocabulary.maskWords()];
+        int[] allowed = new int[vocabulary.size()];
+        var times = new ArrayList<Double>();
+        var cpu = new ArrayList<Double>();
+        var random = new SplittableRandom(43);
+        int least = grammar.matcher(vocabulary).tokensToComplete();
+        int limit = least + BUDGET_SLACK;
+        int complete = 0;
+        int sequences = 40;
+        for (int s = 0; s < sequences; s++) {
+            GrammarMatcher m = grammar.matcher(vocabulary);
+            for (int step = 0; step < limit && !m.isEnded(); step++) {
+                long c = CPU.getCurrentThreadCpuTime();
+                long a = System.nanoTime();
+                m.fillMask(mask);
+                m.restrictToBudget(mask, limit - step);
+                times.add((System.nanoTime() - a) / 1e3);
+                cpu.add((CPU.getCurrentThreadCpuTime() - c) / 1e3);
+                int n = 0;
+                for (int w = 0; w < mask.length; w++) {
+                    long bitsLeft = mask[w];
+                    while (bitsLeft != 0) {
+                        allowed[n++] = (w << 6) + Long.numberOfTrailingZeros(bitsLeft);
+                        bitsLeft &= bitsLeft - 1;
+                    }
+                }
+                if (n == 0) throw new IllegalStateException("no token allowed");
+                int token = allowed[random.nextInt(random.nextInt(3) == 0 ? n : Math.min(n, 1 + random.nextInt(6)))];
+                m.accept(token);
+            }
+            if (m.isEnded() || m.isComplete()) complete++;
+        }
+        out.printf(Locale.ROOT, "mask under a token limit (shortest complete output %d tokens, limit %d): %d steps, p50 %.1f us, "
+                        + "p99 %.1f us (cpu p50 %.1f, p99 %.1f); %d of %d complete within the limit%n",
+                least, limit, times.size(), percentile(times, 50), percentile(times, 99), percentile(cpu, 50), percentile(cpu, 99),
+                complete, sequences);
     }
 
     private static void decodeSpeed(Path file, TokenVocabulary vocabulary, List<ToolCallGrammar.Tool> tools, int tokens,

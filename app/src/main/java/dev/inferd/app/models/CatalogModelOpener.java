@@ -35,7 +35,7 @@ public final class CatalogModelOpener implements ModelOpener {
     /**
      * How text models are loaded.
      *
-     * @param contextLength 0 for the model's own, capped as {@code serve} caps it
+     * @param contextLength 0 for the model's trained context as far as {@code kvMemory} holds one sequence of it
      * @param kvMemory bytes of KV cache per model; 0 for the engine's default
      * @param threads compute threads; 0 for all cores
      * @param copyCache where the weights' copies for generated tokens are cached; null for none

@@ -125,8 +125,19 @@ public final class ModelResolver {
                 || arg.startsWith(".") || arg.startsWith("~");
     }
 
-    private static String idOf(Path file) {
+    /**
+     * The id a model file is served under: its file name without the extension of a model file, {@code .gguf}
+     * (GGUF) or {@code .bin} (whisper.cpp), so that {@code qwen.gguf} is {@code qwen} and {@code ggml-tiny.bin}
+     * is {@code ggml-tiny}.
+     */
+    public static String idOf(Path file) {
         String name = file.getFileName().toString();
-        return name.toLowerCase(Locale.ROOT).endsWith(".gguf") ? name.substring(0, name.length() - 5) : name;
+        String lower = name.toLowerCase(Locale.ROOT);
+        for (String extension : new String[] {".gguf", ".bin"}) {
+            if (lower.endsWith(extension) && name.length() > extension.length()) {
+                return name.substring(0, name.length() - extension.length());
+            }
+        }
+        return name;
     }
 }

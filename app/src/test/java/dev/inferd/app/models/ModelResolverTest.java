@@ -75,6 +75,17 @@ class ModelResolverTest {
     }
 
     @Test
+    void aWhisperFileIsServedUnderItsNameWithoutTheExtensionAsAGgufFileIs() throws IOException {
+        Path whisper = Files.writeString(home.resolve("ggml-tiny.bin"), "ggml");
+        Path gguf = Files.writeString(home.resolve("qwen.GGUF"), "GGUF");
+
+        assertThat(resolver().resolveModel(whisper.toString(), true).id()).isEqualTo("ggml-tiny");
+        assertThat(resolver().resolveModel(gguf.toString(), true).id()).isEqualTo("qwen");
+        assertThat(ModelResolver.idOf(Path.of("notes.txt"))).isEqualTo("notes.txt");
+        assertThat(ModelResolver.idOf(Path.of(".bin"))).isEqualTo(".bin");
+    }
+
+    @Test
     void aMissingGgufPathIsAClearError() {
         assertThatThrownBy(() -> resolver().resolve("models/absent.gguf", false))
                 .isInstanceOf(ModelException.class)

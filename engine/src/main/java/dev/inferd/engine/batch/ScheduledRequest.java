@@ -25,6 +25,35 @@ public interface ScheduledRequest {
     int next(int choice, float[] logits, int offset);
 
     /**
+     * Speculative decoding: chooses draft token {@code index} of a choice from a draft model's logits
+     * (over the target's vocabulary), by the choice's own rules, as if draft tokens {@code 0..index-1}
+     * had been accepted. Index 0 starts a draft; {@link #endDraft} ends it. Returns -1 when the request
+     * does not draft (then its choices decode without a draft model).
+     */
+    default int draft(int choice, int index, float[] logits, int offset) {
+        return -1;
+    }
+
+    /** Ends the choice's draft: its state is again what its accepted tokens made it. */
+    default void endDraft(int choice) {
+    }
+
+    /**
+     * Like {@link #next}, at the position where draft token {@code index} (chosen by {@link #draft})
+     * was proposed: the draft token when the target accepts it, another otherwise, so that the tokens
+     * are distributed as {@link #next}'s. Called only after {@link #endDraft}, in order, up to the first
+     * token that differs from the draft.
+     */
+    default int verify(int choice, int index, int draftToken, float[] logits, int offset) {
+        return next(choice, logits, offset);
+    }
+
+    /** How many more tokens the choice may generate at most (drafting beyond them is wasted). */
+    default int tokensLeft(int choice) {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * The choice cannot go on: the KV memory cannot hold it even with every other sequence paused
      * (requests are checked against the pool's size first, so this is a last resort). It ends as if
      * it had reached its length limit.

@@ -34,6 +34,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * blocks are free again. Paused sequences resume, oldest first, before any new request is admitted.
  * Recomputing gives the same keys and values bit for bit (the kernels are batch-invariant), so a
  * preempted sequence continues exactly as it would have.
+ *
+ * <p>Speculation ({@link Speculation}): a decoding sequence may bring a draft, tokens proposed by a
+ * draft model or found by prompt lookup; the step then holds its pending token and the draft as rows
+ * of that sequence, each wanting logits. The request chooses a token at each row in turn
+ * ({@link ScheduledRequest#verify}) until one differs from the draft: those tokens are kept, the
+ * cache positions of the rest are cut off ({@link KVCache#truncate}) before any block of them reaches
+ * the prefix cache. A row's logits are what a step of that one token would have given (batch
+ * invariance), so greedy output is the same token for token with or without drafts.
  */
 public final class Scheduler implements AutoCloseable {
 
@@ -85,26 +93,53 @@ public final class Scheduler implements AutoCloseable {
     private long tokensGenerated;
     private long preemptions;
     private long steps;
+    private long draftTokens;
+    private long acceptedDraftTokens;
+    private final Speculation speculation;
+    /** Whether sequences draft (on when the speculation is enabled; a benchmark turns it off and on to compare). */
+    private volatile boolean speculating = true;
+    /** The draft model's runner, or null. */
+    private final DraftModel draftModel;
 
     private final AtomicLong rejected = new AtomicLong();
     private volatile SchedulerStats published;
     private volatile double secondsPerRequest = 1.0;
 
-    /** A slot's share of one step: positions {@code from .. from + count - 1}. */
-    private record Item(SequenceSlot slot, int from, int count) {
+    /**
+     * A slot's share of one step: positions {@code from .. from + count - 1}, of which the last
+     * {@code drafts} hold its draft.
+     */
+    private record Item(SequenceSlot slot, int from, int count, int drafts) {
     }
 
     /** Takes over {@code model}: from now on only the scheduler thread runs it. */
     public Scheduler(Model model, int contextLength, Config config) {
-        if (model.maxBatch() < config.maxBatch()) {
+        this(model, contextLength, config, Speculation.NONE);
+    }
+
+    /**
+     * Takes over {@code model} and the draft model of {@code speculation}: from now on only the
+     * scheduler thread runs them. The draft model must take batches of {@link #draftBatch}.
+     */
+    public Scheduler(Model model, int contextLength, Config config, Speculation speculation) {
+        int batchSize = speculation.targetBatch(config);
+        if (model.maxBatch() < batchSize) {
             throw new IllegalArgumentException("the model takes batches of " + model.maxBatch() + ", the scheduler builds up to "
-                    + config.maxBatch());
+                    + batchSize);
+        }
+        if (speculation.draft() != null && speculation.draft().maxBatch() < draftBatch(config)) {
+            throw new IllegalArgumentException("the draft model takes batches of " + speculation.draft().maxBatch()
+                    + ", the scheduler builds up to " + draftBatch(config));
         }
         this.model = model;
         this.config = config;
-        this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), config.stepTokens(),
+        this.speculation = speculation;
+        int maxWrite = config.stepTokens() + speculation.maxDraft();
+        this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), maxWrite,
                 config.parallel());
-        this.batch = new Batch(config.maxBatch());
+        this.draftModel = speculation.draft() == null ? null
+                : new DraftModel(speculation.draft(), config, contextLength, model.config().vocabSize(), speculation.maxDraft());
+        this.batch = new Batch(batchSize);
         for (int s = 0; s < config.sequences(); s++) freeSequences.add(s);
         publish();
         thread = Thread.ofPlatform().name("inferd-scheduler").daemon(true).unstarted(this::run);
@@ -113,6 +148,16 @@ public final class Scheduler implements AutoCloseable {
 
     public Config config() {
         return config;
+    }
+
+    /** Turns drafting on or off for the steps to come (it is on from the start where {@link Speculation#enabled}). */
+    public void setSpeculating(boolean speculating) {
+        this.speculating = speculating;
+    }
+
+    /** The batch a draft model under a scheduler of {@code config} must take. */
+    public static int draftBatch(Config config) {
+        return DraftModel.batchFor(config);
     }
 
     /**
@@ -168,7 +213,7 @@ public final class Scheduler implements AutoCloseable {
         return new SchedulerStats(queued(), s.runningRequests(), s.activeSequences(), s.pausedSequences(),
                 s.kvBlocksTotal(), s.kvBlocksUsed(), s.kvBlocksCached(), s.kvBlockSize(), s.kvBlockBytes(),
                 s.promptTokensProcessed(), s.cachedPromptTokens(), s.tokensGenerated(), s.preemptions(),
-                rejected.get(), s.steps());
+                rejected.get(), s.steps(), s.draftTokens(), s.acceptedDraftTokens());
     }
 
     private int queued() {
@@ -206,6 +251,7 @@ public final class Scheduler implements AutoCloseable {
     private void run() {
         try {
             WarmUp.run(model, this::requestWaitingOrClosed);
+            if (draftModel != null) WarmUp.run(draftModel.model(), this::requestWaitingOrClosed);
         } catch (RuntimeException e) {
             // the warm-up only speeds up what follows; requests run whether it worked or not
         }
@@ -254,7 +300,15 @@ public final class Scheduler implements AutoCloseable {
         dropCancelled();
         admit();
         attachPrefixesComputedMeanwhile();
+        List<SequenceSlot> drafting;
+        try {
+            drafting = proposeDrafts();
+        } catch (RuntimeException | Error e) {
+            for (RequestState r : List.copyOf(running)) fail(r, e);
+            return;
+        }
         planStep();
+        dropDraftsLeftOut(drafting);
         if (plan.isEmpty()) return;
         Logits logits;
         try {
@@ -265,14 +319,25 @@ public final class Scheduler implements AutoCloseable {
             return;
         }
         steps++;
+        int entry = 0;
         for (Item item : plan) {
             SequenceSlot slot = item.slot();
+            int firstEntry = entry;
+            entry += item.count();
             if (slot.state != SequenceSlot.State.ACTIVE) continue; // its request failed meanwhile
+            if (item.drafts() > 0) {
+                try {
+                    verify(slot, item, logits, batch.logitsRow(firstEntry));
+                } catch (RuntimeException | Error e) {
+                    fail(slot.owner, e);
+                }
+                continue;
+            }
             slot.computed += item.count();
             cache.commitFullBlocks(slot.sequence, slot.tokens());
             cache.releaseOutsideWindows(slot.sequence);
             if (slot.pending() == 0) {
-                int row = batch.logitsRow(rowEntry(item));
+                int row = batch.logitsRow(entry - 1);
                 try {
                     deliver(slot, logits.data(), logits.offset(row));
                 } catch (RuntimeException | Error e) {
@@ -283,14 +348,91 @@ public final class Scheduler implements AutoCloseable {
         for (RequestState r : List.copyOf(running)) if (r.allDone()) finish(r, null);
     }
 
-    /** The batch entry of an item's last position (the one that wants logits). */
-    private int rowEntry(Item item) {
-        int entry = 0;
-        for (Item i : plan) {
-            entry += i.count();
-            if (i == item) return entry - 1;
+    /**
+     * The sequences that decode this step with a draft, each with {@code draft[0..draftCount)} filled:
+     * the draft length follows the sequence's acceptance and the number of decoding sequences.
+     */
+    private List<SequenceSlot> proposeDrafts() {
+        if (!speculation.enabled() || !speculating) return List.of();
+        List<SequenceSlot> decoding = new ArrayList<>();
+        for (RequestState r : running) {
+            if (!r.forked) continue;
+            for (SequenceSlot s : r.slots) if (s.state == SequenceSlot.State.ACTIVE && s.pending() == 1) decoding.add(s);
         }
-        throw new IllegalStateException("item not in the plan");
+        List<SequenceSlot> drafting = new ArrayList<>();
+        int maxDraft = speculation.maxDraft();
+        for (SequenceSlot s : decoding) {
+            s.draftCount = 0;
+            if (s.draftLength == null) {
+                s.draftLength = new DraftLength();
+                s.draft = new int[maxDraft];
+            }
+            int k = s.draftLength.next(maxDraft, decoding.size());
+            // the pending token and k drafts give up to k + 1 tokens, at positions size-1 .. size-1+k
+            k = Math.min(k, s.owner.request.tokensLeft(s.choice) - 1);
+            k = Math.min(k, cache.contextLength() - s.size());
+            s.draftWanted = Math.max(0, k);
+            if (s.draftWanted > 0) drafting.add(s);
+        }
+        if (drafting.isEmpty()) return drafting;
+        if (draftModel != null) {
+            draftModel.propose(drafting);
+        } else {
+            for (SequenceSlot s : drafting) s.draftCount = PromptLookup.propose(s.tokens(), s.size(), s.draftWanted, s.draft);
+        }
+        drafting.removeIf(s -> s.draftCount == 0);
+        return drafting;
+    }
+
+    /** Drafts of sequences the plan left out (paused for memory, or their draft had no room): their draft cache goes back. */
+    private void dropDraftsLeftOut(List<SequenceSlot> drafting) {
+        for (SequenceSlot s : drafting) {
+            boolean planned = false;
+            for (Item item : plan) if (item.slot() == s && item.drafts() > 0) planned = true;
+            if (planned) continue;
+            s.draftCount = 0;
+            if (draftModel != null && s.state != SequenceSlot.State.DONE) draftModel.rollBack(s, s.size());
+        }
+    }
+
+    /**
+     * The target's logits for a slot's pending token and its draft, rows {@code firstRow ..}: chooses
+     * tokens in turn while they equal the draft's, keeps them, and cuts the rejected positions off.
+     */
+    private void verify(SequenceSlot slot, Item item, Logits logits, int firstRow) {
+        int drafts = item.drafts();
+        ScheduledRequest request = slot.owner.request;
+        int start = slot.computed;
+        int accepted = 0;
+        boolean ended = false;
+        for (int j = 0; j <= drafts; j++) {
+            int draftToken = j < drafts ? slot.draft[j] : -1;
+            int row = firstRow + j;
+            tokensGenerated++;
+            int token = draftToken >= 0 && draftModel != null
+                    ? request.verify(slot.choice, j, draftToken, logits.data(), logits.offset(row))
+                    : request.next(slot.choice, logits.data(), logits.offset(row));
+            if (token < 0) {
+                ended = true;
+                break;
+            }
+            slot.append(token);
+            if (token != draftToken) break;
+            accepted++;
+        }
+        draftTokens += drafts;
+        acceptedDraftTokens += accepted;
+        slot.draftCount = 0;
+        if (ended) {
+            done(slot);
+            return;
+        }
+        slot.draftLength.observe(drafts, accepted, speculation.maxDraft());
+        slot.computed = start + 1 + accepted;
+        cache.truncate(slot.sequence, slot.computed);
+        cache.commitFullBlocks(slot.sequence, slot.tokens());
+        cache.releaseOutsideWindows(slot.sequence);
+        if (draftModel != null) draftModel.rollBack(slot, slot.computed);
     }
 
     private void dropCancelled() {
@@ -398,7 +540,7 @@ public final class Scheduler implements AutoCloseable {
             for (SequenceSlot s : r.slots) if (s.state == SequenceSlot.State.ACTIVE) active.add(s);
         }
         int decoding = 0;
-        for (SequenceSlot s : active) if (s.pending() == 1) decoding++;
+        for (SequenceSlot s : active) if (s.pending() == 1) decoding += 1 + s.draftCount;
         int promptBudget = Math.max(config.stepTokens() - decoding, 1);
         promptBudget = Math.min(promptBudget, config.stepTokens());
         for (boolean decodePass : new boolean[] {true, false}) {
@@ -409,8 +551,11 @@ public final class Scheduler implements AutoCloseable {
                     continue;
                 }
                 int count = decodePass ? 1 : Math.min(s.pending(), promptBudget);
+                int drafts = decodePass ? s.draftCount : 0;
+                // a draft's positions never preempt anyone: without room the sequence decodes its one token
+                if (drafts > 0 && !cache.ensureWritable(s.sequence, s.computed, s.computed + 1 + drafts)) drafts = 0;
                 if (count == 0 || !reserve(s, count)) continue;
-                plan.add(new Item(s, s.computed, count));
+                plan.add(new Item(s, s.computed, count + drafts, drafts));
                 s.fresh = false;
                 if (!decodePass) promptBudget -= count;
             }
@@ -465,11 +610,13 @@ public final class Scheduler implements AutoCloseable {
             SequenceSlot s = item.slot();
             int promptLength = s.owner.request.prompt().length;
             int[] tokens = s.tokens();
-            for (int p = item.from(); p < item.from() + item.count(); p++) {
+            int end = item.from() + item.count() - item.drafts();
+            for (int p = item.from(); p < end; p++) {
                 boolean promptToken = p < promptLength;
                 batch.add(s.sequence, p, tokens[p], p == s.size() - 1, promptToken);
                 if (promptToken) promptTokensProcessed++;
             }
+            for (int j = 0; j < item.drafts(); j++) batch.add(s.sequence, end + j, s.draft[j], true, false);
         }
     }
 
@@ -505,6 +652,7 @@ public final class Scheduler implements AutoCloseable {
         if (slot.state == SequenceSlot.State.DONE) return;
         if (slot.state == SequenceSlot.State.PAUSED) paused.remove(slot);
         cache.clear(slot.sequence);
+        if (draftModel != null) draftModel.forget(slot.sequence);
         slot.state = SequenceSlot.State.DONE;
         freeSequences.add(slot.sequence);
     }
@@ -546,6 +694,7 @@ public final class Scheduler implements AutoCloseable {
         published = new SchedulerStats(0, running.size(), active, paused.size(), cache.totalBlocks(),
                 cache.usedBlocks(), cache.cachedBlocks(), cache.blockSize(),
                 cache.bytesPerBlock(),
-                promptTokensProcessed, cachedPromptTokens, tokensGenerated, preemptions, rejected.get(), steps);
+                promptTokensProcessed, cachedPromptTokens, tokensGenerated, preemptions, rejected.get(), steps,
+                draftTokens, acceptedDraftTokens);
     }
 }

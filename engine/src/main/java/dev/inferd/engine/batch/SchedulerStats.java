@@ -18,9 +18,17 @@ package dev.inferd.engine.batch;
  * @param preemptions sequences paused because the pool ran dry
  * @param rejectedRequests requests turned away because the queue was full
  * @param steps forward passes run
+ * @param draftTokens draft tokens the target verified (speculative decoding)
+ * @param acceptedDraftTokens draft tokens the target kept
  */
 public record SchedulerStats(int queuedRequests, int runningRequests, int activeSequences, int pausedSequences,
                              int kvBlocksTotal, int kvBlocksUsed, int kvBlocksCached, int kvBlockSize,
                              long kvBlockBytes, long promptTokensProcessed, long cachedPromptTokens,
-                             long tokensGenerated, long preemptions, long rejectedRequests, long steps) {
+                             long tokensGenerated, long preemptions, long rejectedRequests, long steps,
+                             long draftTokens, long acceptedDraftTokens) {
+
+    /** The share of verified draft tokens the target kept; 0 before any. */
+    public double acceptance() {
+        return draftTokens == 0 ? 0 : (double) acceptedDraftTokens / draftTokens;
+    }
 }

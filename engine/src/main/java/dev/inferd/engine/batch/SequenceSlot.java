@@ -28,6 +28,12 @@ final class SequenceSlot {
     boolean fresh;
     /** Skipped by the last step's plan to wait for an older prompt's prefix: look in the cache again. */
     boolean awaitingPrefix;
+    /** Speculation: how many draft tokens to propose this step, and those proposed ({@code draft[0..draftCount)}). */
+    int draftWanted;
+    int draftCount;
+    int[] draft;
+    /** Speculation: how long this sequence's drafts are, from how they fared; null when the scheduler does not speculate. */
+    DraftLength draftLength;
 
     SequenceSlot(RequestState owner, int choice, int sequence, long age, State state) {
         this.owner = owner;

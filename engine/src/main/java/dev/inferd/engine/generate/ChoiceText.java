@@ -16,9 +16,15 @@ import java.util.List;
  * released. Each token's log-probability is released with the text that completes it.
  */
 final class ChoiceText {
-    /** What may be sent now. {@code stopped} means a stop string matched: the choice is over. */
-    record Release(String text, List<TokenLogprob> tokens, boolean stopped) {
-        static final Release NOTHING = new Release("", List.of(), false);
+    /**
+     * What may be sent now. {@code stopSequence} non-null means that stop string matched: the choice is over.
+     */
+    record Release(String text, List<TokenLogprob> tokens, String stopSequence) {
+        static final Release NOTHING = new Release("", List.of(), null);
+
+        boolean stopped() {
+            return stopSequence != null;
+        }
     }
 
     private record PendingToken(TokenLogprob logprob, int startOffset, int endOffset) {
@@ -46,17 +52,17 @@ final class ChoiceText {
         decodeComplete(false);
         if (logprob != null) tokens.add(new PendingToken(logprob, start, releasedChars + pending.length()));
 
-        int stopAt = stops.isEmpty() ? -1 : stops.firstMatch(pending);
-        if (stopAt >= 0) {
-            return release(stopAt, true);
+        StopSequences.Match match = stops.isEmpty() ? null : stops.firstMatch(pending);
+        if (match != null) {
+            return release(match.at(), match.stop());
         }
-        return release(pending.length() - (stops.isEmpty() ? 0 : stops.heldBack(pending)), false);
+        return release(pending.length() - (stops.isEmpty() ? 0 : stops.heldBack(pending)), null);
     }
 
     /** The choice ended for another reason: everything still held back goes out. */
     Release flush() {
         decodeComplete(true);
-        return release(pending.length(), false);
+        return release(pending.length(), null);
     }
 
     private void appendBytes(byte[] b) {
@@ -94,7 +100,8 @@ final class ChoiceText {
         return 0;
     }
 
-    private Release release(int chars, boolean stopped) {
+    private Release release(int chars, String stopSequence) {
+        boolean stopped = stopSequence != null;
         if (chars == 0 && !stopped && tokens.isEmpty()) return Release.NOTHING;
         String text = pending.substring(0, chars);
         int boundary = releasedChars + chars;
@@ -111,6 +118,6 @@ final class ChoiceText {
         pending.delete(0, chars);
         releasedChars = boundary;
         if (text.isEmpty() && out.isEmpty() && !stopped) return Release.NOTHING;
-        return new Release(text, List.copyOf(out), stopped);
+        return new Release(text, List.copyOf(out), stopSequence);
     }
 }

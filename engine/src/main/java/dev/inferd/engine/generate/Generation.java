@@ -93,7 +93,12 @@ public final class Generation {
     }
 
     public void finish(int choice, FinishReason reason) {
-        events.add(new GenerationEvent.Finish(choice, reason));
+        finish(choice, reason, null);
+    }
+
+    /** A choice ended at {@code stopSequence}, one of the request's stop sequences (null for another end). */
+    public void finish(int choice, FinishReason reason, String stopSequence) {
+        events.add(new GenerationEvent.Finish(choice, reason, stopSequence));
     }
 
     /** The generation is over: the last event, and the result. */

@@ -23,8 +23,15 @@ public sealed interface GenerationEvent {
         }
     }
 
-    /** A choice has ended; no more {@link Text} for it follows. */
-    record Finish(int choice, FinishReason reason) implements GenerationEvent {
+    /**
+     * A choice has ended; no more {@link Text} for it follows.
+     *
+     * @param stopSequence the request's stop sequence that ended it (its text is never released), or null
+     */
+    record Finish(int choice, FinishReason reason, String stopSequence) implements GenerationEvent {
+        public Finish(int choice, FinishReason reason) {
+            this(choice, reason, null);
+        }
     }
 
     /** The last event: the generation is over, finished or cancelled, with its token counts. */

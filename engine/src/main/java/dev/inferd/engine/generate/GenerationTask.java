@@ -30,6 +30,7 @@ final class GenerationTask implements ScheduledRequest {
         long seed = request.sampling().seed() != null ? request.sampling().seed() : System.nanoTime();
         for (int i = 0; i < choices.length; i++) {
             TokenConstraint constraint = request.constraint() != null ? request.constraint().forSequence() : null;
+            if (constraint != null) constraint.limit(Math.min(request.maxTokens(), contextLength - request.prompt().length));
             choices[i] = new Choice(i, new Sampler(request.sampling(), vocabSize, seed + i, constraint),
                     new ChoiceText(request.stop()));
         }
@@ -50,6 +51,41 @@ final class GenerationTask implements ScheduledRequest {
         Choice c = choices[choice];
         int token = c.sampler.sample(logits, offset);
         return accept(c, token, logits, offset) ? token : -1;
+    }
+
+    @Override
+    public int draft(int choice, int index, float[] logits, int offset) {
+        Choice c = choices[choice];
+        if (index == 0) c.sampler.beginDraft();
+        float[] q = null;
+        if (!request.sampling().greedy()) {
+            if (c.draftDistributions == null || c.draftDistributions.length <= index) {
+                float[][] grown = new float[Math.max(index + 1, 4)][];
+                if (c.draftDistributions != null) System.arraycopy(c.draftDistributions, 0, grown, 0, c.draftDistributions.length);
+                c.draftDistributions = grown;
+            }
+            if (c.draftDistributions[index] == null) c.draftDistributions[index] = new float[vocabSize];
+            q = c.draftDistributions[index];
+        }
+        return c.sampler.draft(logits, offset, q);
+    }
+
+    @Override
+    public void endDraft(int choice) {
+        choices[choice].sampler.endDraft();
+    }
+
+    @Override
+    public int verify(int choice, int index, int draftToken, float[] logits, int offset) {
+        Choice c = choices[choice];
+        if (request.sampling().greedy()) return next(choice, logits, offset);
+        int token = c.sampler.verify(logits, offset, draftToken, c.draftDistributions[index]);
+        return accept(c, token, logits, offset) ? token : -1;
+    }
+
+    @Override
+    public int tokensLeft(int choice) {
+        return Math.max(0, request.maxTokens() - choices[choice].generated);
     }
 
     @Override
@@ -86,7 +122,7 @@ final class GenerationTask implements ScheduledRequest {
         ChoiceText.Release release = c.text.add(textBytes(token), lp);
         emit(c, release);
         if (release.stopped()) {
-            finishWithoutFlush(c, FinishReason.STOP);
+            finishWithoutFlush(c, FinishReason.STOP, release.stopSequence());
             return false;
         }
         boolean roomForNext = position + 1 < contextLength;
@@ -108,12 +144,12 @@ final class GenerationTask implements ScheduledRequest {
 
     private void finish(Choice c, FinishReason reason) {
         emit(c, c.text.flush());
-        finishWithoutFlush(c, reason);
+        finishWithoutFlush(c, reason, null);
     }
 
-    private void finishWithoutFlush(Choice c, FinishReason reason) {
+    private void finishWithoutFlush(Choice c, FinishReason reason, String stopSequence) {
         c.finished = true;
-        generation.finish(c.index, reason);
+        generation.finish(c.index, reason, stopSequence);
     }
 
     private void emit(Choice c, ChoiceText.Release release) {
@@ -128,6 +164,8 @@ final class GenerationTask implements ScheduledRequest {
         final ChoiceText text;
         int generated;
         boolean finished;
+        /** The draft's distribution per draft position, for speculative sampling (not greedy). */
+        float[][] draftDistributions;
 
         Choice(int index, Sampler sampler, ChoiceText text) {
             this.index = index;

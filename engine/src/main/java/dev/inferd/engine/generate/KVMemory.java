@@ -11,13 +11,18 @@ import dev.inferd.engine.model.ModelConfig;
  * @param positions          positions the pool that admission control counts holds, over all sequences
  * @param slidingWindowBytes the sliding-window layers' share: a window's worth of blocks for each of the {@code --parallel}
  *                           sequences (0 when no layer slides); more choices than that take turns, as for the other pool
+ * @param bytesPerPosition   what one more position of a sequence takes in the layers that see the whole context
+ * @param budget             the KV memory the served context was chosen within ({@code --kv-memory} or
+ *                           {@link ContextSizing#defaultBudget()})
  */
-public record KVMemory(long bytes, long positions, long slidingWindowBytes) {
+public record KVMemory(long bytes, long positions, long slidingWindowBytes, long bytesPerPosition, long budget) {
 
-    static KVMemory of(ModelConfig config, int context, Scheduler.Config schedule) {
+    static KVMemory of(ModelConfig config, int context, Scheduler.Config schedule, long budget) {
         long windowed = slidingWindowBytes(config, context, schedule.parallel(), schedule.stepTokens());
-        long global = (long) schedule.blocks() * globalBlockBytes(config);
-        return new KVMemory(global + windowed, (long) schedule.blocks() * schedule.blockSize(), windowed);
+        long blockBytes = globalBlockBytes(config);
+        long global = (long) schedule.blocks() * blockBytes;
+        return new KVMemory(global + windowed, (long) schedule.blocks() * schedule.blockSize(), windowed,
+                blockBytes / schedule.blockSize(), budget);
     }
 
     /** Bytes of one block of the layers that attend over the whole context. */

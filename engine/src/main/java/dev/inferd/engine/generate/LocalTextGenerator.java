@@ -8,6 +8,7 @@ import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.batch.Scheduler;
 import dev.inferd.engine.batch.SchedulerStats;
+import dev.inferd.engine.batch.Speculation;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.model.Model;
 import dev.inferd.engine.model.ModelConfig;
@@ -42,10 +43,11 @@ public final class LocalTextGenerator implements TextGenerator {
     /**
      * @param id the model name clients use; null for the file name without {@code .gguf}
      * @param ownedBy null to take it from the file's metadata
-     * @param contextLength 0 for the model's trained context, capped at {@link #DEFAULT_MAX_CONTEXT}
+     * @param contextLength 0 for the model's trained context as far as the KV memory holds one sequence of it
+     *                      ({@link ContextSizing})
      * @param parallel sequences decoded together (a request with more choices runs alone); 0 for {@link #DEFAULT_PARALLEL}
-     * @param kvMemory bytes of KV cache; 0 for {@code parallel} full contexts, but at most a quarter of the
-     *                 machine's memory and half of the Java heap (never less than one full context)
+     * @param kvMemory bytes of KV cache; 0 for {@code parallel} full contexts, but at most
+     *                 {@link ContextSizing#defaultBudget()} (never less than one full context)
      * @param maxQueued requests that may wait beyond the running ones before {@link BusyException}; 0 for
      *                  {@link #DEFAULT_MAX_QUEUED}
      * @param stepTokens prompt positions per forward pass (a long prompt delays other streams by one such
@@ -58,9 +60,13 @@ public final class LocalTextGenerator implements TextGenerator {
      *                core unless configured before)
      * @param afterLoad whether the work that follows the load ({@link AfterLoad}) runs on a background
      *                  thread after {@link #open}; a server wants it, a short-lived test does not
+     * @param draft a smaller model with the same vocabulary that drafts tokens for this one to verify
+     *              (speculative decoding), or null
+     * @param promptLookup whether sequences draft by prompt lookup where there is no draft model
      */
     public record Options(String id, String ownedBy, int contextLength, int parallel, long kvMemory, int maxQueued,
-                          int stepTokens, Path copyCache, int maxChoices, int threads, boolean afterLoad) {
+                          int stepTokens, Path copyCache, int maxChoices, int threads, boolean afterLoad,
+                          Path draft, boolean promptLookup) {
         public static final Options DEFAULTS = new Options(null, null, 0);
 
         public Options {
@@ -71,46 +77,53 @@ public final class LocalTextGenerator implements TextGenerator {
         }
 
         public Options(String id, String ownedBy, int contextLength) {
-            this(id, ownedBy, contextLength, 0, 0, 0, 0, null, 0, 0, false);
+            this(id, ownedBy, contextLength, 0, 0, 0, 0, null, 0, 0, false, null, true);
         }
 
         public Options withParallel(int parallel) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
 
         public Options withKvMemory(long kvMemory) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
 
         public Options withMaxQueued(int maxQueued) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
 
         public Options withStepTokens(int stepTokens) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
 
         public Options withCopyCache(Path copyCache) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
 
         public Options withMaxChoices(int maxChoices) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
 
         public Options withThreads(int threads) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
 
         public Options withAfterLoad(boolean afterLoad) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+        }
+
+        public Options withDraft(Path draft) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+        }
+
+        public Options withPromptLookup(boolean promptLookup) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
         }
     }
 
-    /** The context used when none is asked for: bounds KV memory for models trained on 128k. */
-    public static final int DEFAULT_MAX_CONTEXT = 4096;
-
     private final GGUFFile gguf;
+    /** The draft model's file, or null. */
+    private final GGUFFile draftGguf;
     private final Model model;
     private final Tokenizer tokenizer;
     private final ChatPrompt chatPrompt;
@@ -122,15 +135,25 @@ public final class LocalTextGenerator implements TextGenerator {
     /** The work after the load ({@link Options#afterLoad()}), or null. */
     private Thread afterLoad;
 
-    private LocalTextGenerator(GGUFFile gguf, Options options) throws IOException {
+    private LocalTextGenerator(GGUFFile gguf, GGUFFile draftGguf, Options options) throws IOException {
         this.gguf = gguf;
+        this.draftGguf = draftGguf;
         ModelConfig config = ModelConfig.fromGGUF(gguf);
-        int trained = config.contextLength();
-        int context = options.contextLength() > 0 ? options.contextLength() : Math.min(trained, DEFAULT_MAX_CONTEXT);
+        long budget = options.kvMemory() > 0 ? options.kvMemory() : ContextSizing.defaultBudget();
+        int context = ContextSizing.context(config, options.contextLength(), budget, parallelOf(options), stepTokensOf(options));
         Scheduler.Config schedule = scheduleFor(config, context, options);
-        this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf, WeightMatrices.COPIES) : null;
-        this.model = Model.load(gguf, schedule.maxBatch(), copyCache != null ? copyCache : CopyStore.inMemory());
         this.tokenizer = Tokenizer.fromGGUF(gguf);
+        Model draftModel = null;
+        if (draftGguf != null) {
+            DraftVocabulary.check(tokenizer, Tokenizer.fromGGUF(draftGguf), gguf.path(), draftGguf.path());
+            CopyCacheFile draftCopies = options.copyCache() != null
+                    ? CopyCacheFile.open(options.copyCache(), draftGguf, WeightMatrices.COPIES) : null;
+            draftModel = Model.load(draftGguf, Scheduler.draftBatch(schedule), draftCopies != null ? draftCopies : CopyStore.inMemory());
+        }
+        Speculation speculation = draftModel != null ? Speculation.withDraft(draftModel)
+                : options.promptLookup() ? Speculation.PROMPT_LOOKUP : Speculation.NONE;
+        this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf, WeightMatrices.COPIES) : null;
+        this.model = Model.load(gguf, speculation.targetBatch(schedule), copyCache != null ? copyCache : CopyStore.inMemory());
         this.chatPrompt = ChatPrompt.forModel(gguf, tokenizer);
         Path file = gguf.path();
         String fileName = file.getFileName().toString();
@@ -140,8 +163,8 @@ public final class LocalTextGenerator implements TextGenerator {
                 options.ownedBy() != null ? options.ownedBy() : ModelFacts.owner(gguf),
                 Files.getLastModifiedTime(file).toMillis() / 1000,
                 gguf.architecture(), ModelFacts.parameterCount(gguf), ModelFacts.quantization(gguf), context);
-        this.scheduler = new Scheduler(model, context, schedule);
-        this.kvMemory = KVMemory.of(config, context, schedule);
+        this.scheduler = new Scheduler(model, context, schedule, speculation);
+        this.kvMemory = KVMemory.of(config, context, schedule, budget);
     }
 
     /**
@@ -151,9 +174,9 @@ public final class LocalTextGenerator implements TextGenerator {
      * pool admission control counts.
      */
     static Scheduler.Config scheduleFor(ModelConfig config, int context, Options options) {
-        int parallel = options.parallel() > 0 ? options.parallel() : DEFAULT_PARALLEL;
+        int parallel = parallelOf(options);
         int maxChoices = options.maxChoices() > 0 ? options.maxChoices() : parallel;
-        int stepTokens = options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS;
+        int stepTokens = stepTokensOf(options);
         int sequences = Math.max(parallel, maxChoices);
         int blockSize = KVCache.DEFAULT_BLOCK_SIZE;
         long blockBytes = KVMemory.globalBlockBytes(config);
@@ -162,7 +185,7 @@ public final class LocalTextGenerator implements TextGenerator {
         long contextBytes = contextBlocks * blockBytes;
         long memory = options.kvMemory();
         if (memory == 0) {
-            long cap = Math.min(MachineMemory.physicalBytes() / 4, Runtime.getRuntime().maxMemory() / 2);
+            long cap = ContextSizing.defaultBudget();
             memory = windowedPool + Math.max(contextBytes, Math.min(parallel * contextBytes, cap - windowedPool));
         } else if (memory > Runtime.getRuntime().maxMemory()) {
             throw new IllegalArgumentException("KV memory of " + memory + " bytes exceeds the Java heap's "
@@ -176,6 +199,14 @@ public final class LocalTextGenerator implements TextGenerator {
         }
         return new Scheduler.Config(parallel, options.maxQueued() > 0 ? options.maxQueued() : DEFAULT_MAX_QUEUED,
                 stepTokens, maxChoices, blockSize, (int) Math.min(blocks, Integer.MAX_VALUE / 2));
+    }
+
+    private static int parallelOf(Options options) {
+        return options.parallel() > 0 ? options.parallel() : DEFAULT_PARALLEL;
+    }
+
+    private static int stepTokensOf(Options options) {
+        return options.stepTokens() > 0 ? options.stepTokens() : DEFAULT_STEP_TOKENS;
     }
 
     /** Maps the file and loads everything a request needs; weights stay in the mapping. */
@@ -193,11 +224,14 @@ public final class LocalTextGenerator implements TextGenerator {
         }
         long started = System.nanoTime();
         GGUFFile gguf = GGUFFile.open(file);
+        GGUFFile draft = null;
         LocalTextGenerator generator;
         try {
-            generator = new LocalTextGenerator(gguf, options);
+            if (options.draft() != null) draft = GGUFFile.open(options.draft());
+            generator = new LocalTextGenerator(gguf, draft, options);
         } catch (IOException | RuntimeException e) {
             gguf.close();
+            if (draft != null) draft.close();
             throw e;
         }
         CopyCacheFile cache = generator.copyCache;
@@ -305,6 +339,11 @@ public final class LocalTextGenerator implements TextGenerator {
         return generation;
     }
 
+    /** Turns speculative decoding (a draft model's, or prompt lookup) off or back on for what runs next: for comparisons. */
+    public void setSpeculating(boolean speculating) {
+        scheduler.setSpeculating(speculating);
+    }
+
     /** The scheduler's current figures (queue, sequences, KV blocks, token counters), for metrics. */
     public SchedulerStats stats() {
         return scheduler.stats();
@@ -326,5 +365,6 @@ public final class LocalTextGenerator implements TextGenerator {
             if (interrupted) Thread.currentThread().interrupt();
         }
         gguf.close();
+        if (draftGguf != null) draftGguf.close();
     }
 }

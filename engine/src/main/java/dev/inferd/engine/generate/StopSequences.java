@@ -17,12 +17,16 @@ final class StopSequences {
         return stops.isEmpty();
     }
 
-    /** Where the earliest complete stop sequence starts in {@code text}, or -1. */
-    int firstMatch(StringBuilder text) {
-        int first = -1;
+    /** A complete stop sequence in a text: where it starts, and which one it is. */
+    record Match(int at, String stop) {
+    }
+
+    /** The earliest complete stop sequence in {@code text} (the first listed of those starting there), or null. */
+    Match firstMatch(StringBuilder text) {
+        Match first = null;
         for (String stop : stops) {
             int at = text.indexOf(stop);
-            if (at >= 0 && (first < 0 || at < first)) first = at;
+            if (at >= 0 && (first == null || at < first.at())) first = new Match(at, stop);
         }
         return first;
     }

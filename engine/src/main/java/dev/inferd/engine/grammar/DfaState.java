@@ -12,11 +12,20 @@ final class DfaState {
     final boolean complete;
     /** Per byte class; null where not computed yet. */
     final DfaState[] next;
+    /**
+     * The shortest length of text that completes the output from here, in bytes with a special token's
+     * frame counted as one ({@link Nfa#byteEdgeCosts}); {@link Nfa#UNREACHABLE}: none does.
+     */
+    final int bytesToComplete;
+    /** {@link #tokensToComplete} as computed for {@link #tokensVocabulary}; -1 until then. */
+    int tokensToComplete = -1;
+    TokenVocabulary tokensVocabulary;
 
-    DfaState(int[] positions, boolean complete, int classCount) {
+    DfaState(int[] positions, boolean complete, int classCount, int bytesToComplete) {
         this.positions = positions;
         this.complete = complete;
         this.next = new DfaState[classCount];
+        this.bytesToComplete = complete ? 0 : bytesToComplete;
     }
 
     /** Some byte can follow. */

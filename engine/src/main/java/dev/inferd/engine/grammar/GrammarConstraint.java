@@ -13,6 +13,8 @@ public final class GrammarConstraint implements TokenConstraint {
     private final long[] allowed;
     private GrammarMatcher matcher;
     private final TriggerWatch watch;
+    /** Tokens the sequence may still take, this one included; {@link Integer#MAX_VALUE}: no limit. */
+    private int tokensLeft = Integer.MAX_VALUE;
 
     private GrammarConstraint(TokenVocabulary vocabulary, GrammarMatcher matcher, TriggerWatch watch) {
         this.vocabulary = vocabulary;
@@ -46,7 +48,22 @@ public final class GrammarConstraint implements TokenConstraint {
 
     /** The factory giving each sequence its own matcher of {@code grammar}. */
     public static Factory factory(Grammar grammar, TokenVocabulary vocabulary) {
-        return () -> active(grammar, vocabulary);
+        return new Factory() {
+            @Override
+            public TokenConstraint forSequence() {
+                return active(grammar, vocabulary);
+            }
+
+            @Override
+            public int tokensToComplete() {
+                return grammar.matcher(vocabulary).tokensToComplete();
+            }
+        };
+    }
+
+    @Override
+    public void limit(int maxTokens) {
+        tokensLeft = maxTokens;
     }
 
     /** From the next token on, the output must follow {@code grammar} from its start. */
@@ -60,8 +77,12 @@ public final class GrammarConstraint implements TokenConstraint {
 
     @Override
     public void mask(float[] logits) {
-        if (matcher == null) return;
+        if (matcher == null) {
+            if (watch != null && tokensLeft != Integer.MAX_VALUE) watch.keepRoomForACall(logits, tokensLeft, vocabulary);
+            return;
+        }
         matcher.fillMask(allowed);
+        if (tokensLeft != Integer.MAX_VALUE) matcher.restrictToBudget(allowed, tokensLeft);
         if (TokenMasks.count(allowed, vocabulary.size()) == 0) {
             // No token can continue (the vocabulary cannot spell what the grammar needs): end rather than pick at random.
             long[] end = vocabulary.endOfGenerationBits();
@@ -72,6 +93,7 @@ public final class GrammarConstraint implements TokenConstraint {
 
     @Override
     public void accept(int token) {
+        if (tokensLeft != Integer.MAX_VALUE) tokensLeft--;
         if (matcher != null) {
             matcher.accept(token);
         } else if (watch != null) {
@@ -81,6 +103,20 @@ public final class GrammarConstraint implements TokenConstraint {
                 matcher.acceptBytes(rest);
             }
         }
+    }
+
+    /**
+     * A copy for masking a speculative draft: the matcher's state where one is active; none while a
+     * trigger is still awaited (drafts then go unmasked: the free text's watch is not worth copying).
+     */
+    @Override
+    public TokenConstraint copy() {
+        if (matcher != null) {
+            var copy = new GrammarConstraint(vocabulary, matcher.copy(), null);
+            copy.tokensLeft = tokensLeft; // the draft is steered within the same limit
+            return copy;
+        }
+        return watch == null ? new GrammarConstraint(vocabulary, null, null) : null;
     }
 
     /** Looks for the trigger in the free output, token by token. */
@@ -103,6 +139,40 @@ public final class GrammarConstraint implements TokenConstraint {
         private boolean quiet;
         private final byte[] quietOpen;
         private final byte[] quietClose;
+
+        /** Tokens a call takes from its marker on (the marker's token and the grammar's shortest completion); -1 until needed. */
+        private int callTokens = -1;
+
+        /**
+         * With {@code tokensLeft} to go: a call marker only while a call opened by it can still be
+         * completed, and a thinking block closed at the last step that leaves room for one after it. Markers
+         * written as text, and replies that open as a JSON call, are not held back here: the budget
+         * steers such a call once the grammar is on, but cannot give it room it no longer has.
+         */
+        void keepRoomForACall(float[] logits, int tokensLeft, TokenVocabulary vocabulary) {
+            if (callTokens < 0) {
+                int grammarTokens = grammar.matcher(vocabulary).tokensToComplete();
+                callTokens = grammarTokens == Integer.MAX_VALUE ? Integer.MAX_VALUE : grammarTokens + 1;
+            }
+            if (callTokens == Integer.MAX_VALUE) return;
+            if (quiet) {
+                int[] close = vocabulary.specialTokens(trigger.quietClose());
+                // Close the thinking at the last step after which a call (marker included) still fits;
+                // with fewer tokens than that no call can be had, and the thinking goes on as it would.
+                if (close.length == 0 || tokensLeft != callTokens + 1) return;
+                float[] kept = new float[close.length];
+                for (int i = 0; i < close.length; i++) kept[i] = logits[close[i]];
+                java.util.Arrays.fill(logits, Float.NEGATIVE_INFINITY);
+                for (int i = 0; i < close.length; i++) logits[close[i]] = Float.isFinite(kept[i]) ? kept[i] : 0f;
+                return;
+            }
+            if (tokensLeft >= callTokens) return;
+            for (String marker : trigger.markers()) {
+                for (int t : vocabulary.specialTokens(marker)) {
+                    if (t < logits.length) logits[t] = Float.NEGATIVE_INFINITY;
+                }
+            }
+        }
 
         TriggerWatch(Grammar grammar, Trigger trigger) {
             this.grammar = grammar;

@@ -29,7 +29,7 @@ final class LazyDfa {
     private DfaState start;
 
     /** One stack frame: a return state over the frame below (id 0 is the empty stack). */
-    private record Frame(int returnState, int below, int depth) {
+    private record Frame(int returnState, int below, int depth, int bytesToComplete) {
     }
 
     private record Key(int[] positions, boolean complete) {
@@ -46,9 +46,9 @@ final class LazyDfa {
 
     LazyDfa(Nfa nfa) {
         this.nfa = nfa;
-        this.dead = new DfaState(new int[0], false, nfa.classCount);
+        this.dead = new DfaState(new int[0], false, nfa.classCount, Nfa.UNREACHABLE);
         Arrays.fill(dead.next, dead);
-        frames.add(new Frame(-1, -1, 0));
+        frames.add(new Frame(-1, -1, 0, 0));
         synchronized (lock) {
             start = closure(new int[] {nfa.ruleStart[0], 0});
         }
@@ -137,16 +137,19 @@ final class LazyDfa {
         }
         Arrays.sort(kept, 0, keptCount);
         int[] positions = new int[keptCount * 2];
+        int shortest = Nfa.UNREACHABLE;
         for (int i = 0; i < keptCount; i++) {
             positions[2 * i] = (int) (kept[i] >>> 32);
             positions[2 * i + 1] = (int) kept[i];
+            long cost = (long) nfa.bytesToRuleEnd[positions[2 * i]] + frames.get(positions[2 * i + 1]).bytesToComplete;
+            shortest = (int) Math.min(shortest, cost);
         }
         if (positions.length == 0 && !complete) return dead;
         var key = new Key(positions, complete);
         DfaState s = states.get(key);
         if (s == null) {
             if (states.size() >= MAX_STATES) states.clear();
-            s = new DfaState(positions, complete, nfa.classCount);
+            s = new DfaState(positions, complete, nfa.classCount, shortest);
             states.put(key, s);
         }
         return s;
@@ -217,7 +220,9 @@ final class LazyDfa {
         Integer id = frameIds.get(key);
         if (id == null) {
             id = frames.size();
-            frames.add(new Frame(returnState, below, frames.get(below).depth + 1));
+            Frame under = frames.get(below);
+            int cost = (int) Math.min(Nfa.UNREACHABLE, (long) nfa.bytesToRuleEnd[returnState] + under.bytesToComplete);
+            frames.add(new Frame(returnState, below, under.depth + 1, cost));
             frameIds.put(key, id);
         }
         return id;

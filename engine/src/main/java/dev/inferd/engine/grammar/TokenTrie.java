@@ -70,11 +70,33 @@ final class TokenTrie {
     }
 
     /**
+     * Calls {@code lengths} with the length of every token that {@code text} starts with from {@code from}
+     * (shortest first).
+     */
+    void prefixTokens(byte[] text, int from, java.util.function.IntConsumer lengths) {
+        int node = 0;
+        int end = label.length;
+        int pos = from;
+        while (node < end && pos < text.length) {
+            byte b = text[pos];
+            while (node < end && label[node] != b) node = skip[node];
+            if (node >= end) return;
+            if (tokenTo[node] > tokenFrom[node]) lengths.accept(pos - from + 1);
+            end = skip[node];
+            node++;
+            pos++;
+        }
+    }
+
+    /**
      * Sets the bit of every token whose bytes the automaton takes from {@code start}, skipping each
      * subtree whose prefix it cannot take. Caller holds the automaton's lock.
+     *
+     * @return the most bytes that complete the output after any one of these tokens (0 when none)
      */
-    void walk(LazyDfa dfa, DfaState start, long[] bits) {
-        if (!start.canContinue()) return;
+    int walk(LazyDfa dfa, DfaState start, long[] bits) {
+        int worst = 0;
+        if (!start.canContinue()) return worst;
         var atDepth = new DfaState[maxDepth + 1];
         atDepth[0] = start;
         DfaState dead = dfa.dead;
@@ -87,6 +109,7 @@ final class TokenTrie {
                 i = skip[i];
                 continue;
             }
+            if (tokenTo[i] > tokenFrom[i]) worst = Math.max(worst, t.bytesToComplete);
             for (int k = tokenFrom[i]; k < tokenTo[i]; k++) {
                 int token = tokenIds[k];
                 bits[token >>> 6] |= 1L << token;
@@ -98,5 +121,6 @@ final class TokenTrie {
             atDepth[d] = t;
             i++;
         }
+        return worst;
     }
 }

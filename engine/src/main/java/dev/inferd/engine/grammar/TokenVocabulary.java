@@ -37,6 +37,8 @@ public final class TokenVocabulary {
     private final long[] plain;
     private final TokenTrie notPlain;
     private final MaskCache masks = new MaskCache();
+    /** Every byte but 0xFF is a token of its own, so no text needs more tokens than it has bytes. */
+    private final boolean spellsEveryByte;
 
     private TokenVocabulary(byte[][] tokenBytes, int[] endOfGenerationTokens) {
         this.tokenBytes = tokenBytes;
@@ -52,6 +54,46 @@ public final class TokenVocabulary {
             if (isPlain(tokenBytes[t])) plain[t >>> 6] |= 1L << t;
         }
         notPlain = new TokenTrie(tokenBytes, Arrays.stream(ids).filter(t -> (plain[t >>> 6] & 1L << t) == 0).toArray());
+        boolean[] single = new boolean[256];
+        for (int t : ids) {
+            if (tokenBytes[t].length == 1) single[tokenBytes[t][0] & 0xFF] = true;
+        }
+        boolean every = true;
+        for (int b = 0; b < 255; b++) every &= single[b];
+        spellsEveryByte = every;
+    }
+
+    /** Whether every byte but 0xFF is a token of its own (then a text never takes more tokens than bytes). */
+    boolean spellsEveryByte() {
+        return spellsEveryByte;
+    }
+
+    /** The fewest tokens that spell exactly {@code text}, or {@link Nfa#UNREACHABLE} when none do. */
+    int fewestTokens(byte[] text) {
+        int n = text.length;
+        int[] best = new int[n + 1];
+        for (int i = n - 1; i >= 0; i--) {
+            int from = i;
+            int[] least = {Nfa.UNREACHABLE};
+            trie.prefixTokens(text, from, length -> least[0] = Math.min(least[0], best[from + length] + 1));
+            best[i] = least[0];
+        }
+        return best[0];
+    }
+
+    private final Map<String, int[]> specialTokenIds = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The special tokens with this text (a call marker, {@code </think>}); empty when it is no special token here. */
+    int[] specialTokens(String text) {
+        return specialTokenIds.computeIfAbsent(text, t -> {
+            byte[] framed = specialTokenBytes(t);
+            return IntStream.range(0, size).filter(id -> Arrays.equals(tokenBytes[id], framed)).toArray();
+        });
+    }
+
+    /** Whether all of {@code token}'s bytes are plain (see {@link #isPlain(int)}). */
+    boolean isPlainToken(int token) {
+        return (plain[token >>> 6] & 1L << token) != 0;
     }
 
     /**
@@ -160,24 +202,30 @@ public final class TokenVocabulary {
         return endOfGeneration;
     }
 
-    /** Writes the tokens allowed from {@code state} (grammar text only) into {@code bits}. */
-    void fillTextMask(LazyDfa dfa, DfaState state, long[] bits) {
-        Object cached = masks.get(state);
-        if (cached == null) {
+    /**
+     * Writes the tokens allowed from {@code state} (grammar text only) into {@code bits}.
+     *
+     * @return the most bytes that complete the output after any one of these tokens
+     */
+    int fillTextMask(LazyDfa dfa, DfaState state, long[] bits) {
+        CachedMask entry = masks.get(state);
+        if (entry == null) {
             long[] dense = new long[words];
+            int worst;
             synchronized (dfa.lock) {
                 if (loopsOnPlainBytes(dfa, state)) {
                     // Inside a free JSON string: every plain token is allowed and leaves the state as it was,
                     // so only the other tokens need walking (a small part of the trie).
                     System.arraycopy(plain, 0, dense, 0, words);
-                    notPlain.walk(dfa, state, dense);
+                    worst = Math.max(state.bytesToComplete, notPlain.walk(dfa, state, dense));
                 } else {
-                    trie.walk(dfa, state, dense);
+                    worst = trie.walk(dfa, state, dense);
                 }
             }
-            cached = compact(dense);
-            masks.put(state, cached);
+            entry = new CachedMask(compact(dense), worst);
+            masks.put(state, entry);
         }
+        Object cached = entry.bits();
         switch (cached) {
             case long[] dense -> System.arraycopy(dense, 0, bits, 0, words);
             case int[] sparse -> {
@@ -186,10 +234,15 @@ public final class TokenVocabulary {
             }
             default -> throw new IllegalStateException();
         }
+        return entry.worstBytesToComplete();
+    }
+
+    /** A state's mask (bits or token ids) and the most bytes that complete the output after any of its tokens. */
+    private record CachedMask(Object bits, int worstBytesToComplete) {
     }
 
     /** Whether every plain byte takes {@code state} back to itself; caller holds the automaton's lock. */
-    private static boolean loopsOnPlainBytes(LazyDfa dfa, DfaState state) {
+    static boolean loopsOnPlainBytes(LazyDfa dfa, DfaState state) {
         if (!state.canContinue()) return false;
         for (int b = 0x20; b <= 0x7E; b++) {
             if (isPlain(b) && dfa.next(state, b) != state) return false;
@@ -216,15 +269,15 @@ public final class TokenVocabulary {
 
     /** Masks by automaton state, least recently used dropped first past the byte budget. */
     private static final class MaskCache {
-        private final LinkedHashMap<DfaState, Object> entries = new LinkedHashMap<>(256, 0.75f, true);
+        private final LinkedHashMap<DfaState, CachedMask> entries = new LinkedHashMap<>(256, 0.75f, true);
         private long bytes;
 
-        synchronized Object get(DfaState state) {
+        synchronized CachedMask get(DfaState state) {
             return entries.get(state);
         }
 
-        synchronized void put(DfaState state, Object mask) {
-            Object old = entries.put(state, mask);
+        synchronized void put(DfaState state, CachedMask mask) {
+            CachedMask old = entries.put(state, mask);
             if (old != null) bytes -= sizeOf(old);
             bytes += sizeOf(mask);
             var it = entries.values().iterator();
@@ -234,8 +287,8 @@ public final class TokenVocabulary {
             }
         }
 
-        private static long sizeOf(Object mask) {
-            return mask instanceof long[] l ? 8L * l.length : 4L * ((int[]) mask).length;
+        private static long sizeOf(CachedMask mask) {
+            return mask.bits() instanceof long[] l ? 8L * l.length : 4L * ((int[]) mask.bits()).length;
         }
     }
 }

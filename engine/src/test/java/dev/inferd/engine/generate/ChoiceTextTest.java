@@ -88,7 +88,7 @@ class ChoiceTextTest {
         assertThat(r2.text()).isEqualTo(" ");
         assertThat(r2.tokens()).isEmpty();
         var r3 = text.add(utf8("ND"), lp("ND"));
-        assertThat(r3.stopped()).isTrue();
+        assertThat(r3.stopSequence()).isEqualTo("END");
         seen.addAll(r3.tokens());
         // " E" contributed text before the stop, so it is reported; "ND" lies wholly inside the stop.
         assertThat(seen).extracting(TokenLogprob::text).containsExactly("a", " E");

@@ -425,8 +425,9 @@ class ContinuousBatchingTest {
     void whenThePoolRunsDryTheYoungestSequenceIsPausedAndRecomputedWithTheSameOutput() throws Exception {
         int maxTokens = 120;
         long blockBytes = dev.inferd.engine.kvcache.KVCache.bytesPerBlock(5, 32, 16);
-        // 12 blocks: each request alone needs up to 9; four at once cannot all fit
-        try (var g = open(LocalTextGenerator.Options.DEFAULTS.withParallel(4).withKvMemory(12 * blockBytes))) {
+        // 12 blocks: each request alone needs up to 9; four at once cannot all fit. The context is asked for (the
+        // default would be the 192 positions the pool holds), so that a request the pool can never hold exists.
+        try (var g = open(new LocalTextGenerator.Options(null, null, 512).withParallel(4).withKvMemory(12 * blockBytes))) {
             assertThat(g.stats().kvBlocksTotal()).isEqualTo(12);
             List<Run> runs = new ArrayList<>();
             for (int i = 0; i < 4; i++) runs.add(start(g, request(g, PROMPTS[i], maxTokens, SamplingParams.GREEDY), new Recorder(1)));

@@ -42,7 +42,7 @@ class SlidingWindowServingTest {
                 .withKvMemory(memory);
         var schedule = LocalTextGenerator.scheduleFor(config, CONTEXT, options);
         assertThat((long) schedule.blocks() * blockSize).isGreaterThanOrEqualTo(CONTEXT);
-        assertThat(KVMemory.of(config, CONTEXT, schedule).bytes()).isLessThanOrEqualTo(memory);
+        assertThat(KVMemory.of(config, CONTEXT, schedule, memory).bytes()).isLessThanOrEqualTo(memory);
 
         List<Integer> served;
         int[] prompt;

@@ -11,8 +11,8 @@ class StopSequencesTest {
     @Test
     void theEarliestCompleteStopSequenceWins() {
         var stops = new StopSequences(List.of("END", "ab"));
-        assertThat(stops.firstMatch(new StringBuilder("xxabyyEND"))).isEqualTo(2);
-        assertThat(stops.firstMatch(new StringBuilder("xxEN"))).isEqualTo(-1);
+        assertThat(stops.firstMatch(new StringBuilder("xxabyyEND"))).isEqualTo(new StopSequences.Match(2, "ab"));
+        assertThat(stops.firstMatch(new StringBuilder("xxEN"))).isNull();
     }
 
     @Test
@@ -29,6 +29,6 @@ class StopSequencesTest {
         var none = new StopSequences(List.of());
         assertThat(none.isEmpty()).isTrue();
         assertThat(none.heldBack("anything")).isZero();
-        assertThat(none.firstMatch(new StringBuilder("anything"))).isEqualTo(-1);
+        assertThat(none.firstMatch(new StringBuilder("anything"))).isNull();
     }
 }

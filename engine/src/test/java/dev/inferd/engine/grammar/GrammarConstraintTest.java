@@ -47,6 +47,23 @@ class GrammarConstraintTest {
     }
 
     @Test
+    void underALimitOnlyTokensThatLeaveRoomToCompleteAreAllowed() {
+        Grammar string = JsonSchemaCompiler.compile(Map.of("type", "string"));
+        var free = GrammarConstraint.active(string, VOCABULARY);
+        var limited = GrammarConstraint.active(string, VOCABULARY);
+        limited.limit(2);
+        assertThat(GrammarConstraint.factory(string, VOCABULARY).tokensToComplete()).isEqualTo(2); // " and "
+        free.accept(1);
+        limited.accept(1); // "a: one token left, which must close the string
+        float[] unlimited = maskedLogits(free);
+        float[] last = maskedLogits(limited);
+        assertThat(allowed(unlimited, 4)).isTrue();
+        assertThat(allowed(last, 4)).as("x leaves the string open").isFalse();
+        assertThat(allowed(last, 2)).isTrue();
+        assertThat(allowed(last, 3)).isTrue();
+    }
+
+    @Test
     void anInactiveConstraintAllowsEverythingUntilActivated() {
         var c = GrammarConstraint.inactive(VOCABULARY);
         float[] free = maskedLogits(c);

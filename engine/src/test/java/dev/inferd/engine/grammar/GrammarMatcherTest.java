@@ -12,8 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The matcher on tricky JSON text, token boundaries inside characters, masks and end of generation. */
 class GrammarMatcherTest {
-    private static final Grammar VALUE = JsonSchemaCompiler.anyValue(JsonSchemaCompiler.Options.DEFAULT);
-    private static final Grammar OBJECT = JsonSchemaCompiler.anyObject(JsonSchemaCompiler.Options.DEFAULT);
+    private static final Grammar VALUE = JsonSchemaCompiler.anyValue(JsonSchemaCompiler.Options.FREE_LAYOUT);
+    private static final Grammar OBJECT = JsonSchemaCompiler.anyObject(JsonSchemaCompiler.Options.FREE_LAYOUT);
 
     private static boolean matches(Grammar g, String text) {
         return g.matches(text.getBytes(StandardCharsets.UTF_8));

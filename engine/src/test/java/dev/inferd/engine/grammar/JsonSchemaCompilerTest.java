@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class JsonSchemaCompilerTest {
 
     private static Grammar compile(String schema) {
-        return JsonSchemaCompiler.compile(MiniJsonSchemas.parse(schema));
+        return JsonSchemaCompiler.compile(MiniJsonSchemas.parse(schema), JsonSchemaCompiler.Options.FREE_LAYOUT);
     }
 
     private static boolean matches(Grammar g, String text) {

@@ -44,6 +44,11 @@ final class RandomWeightModel implements AutoCloseable {
         vocabulary = TokenVocabulary.of(tokenizer);
     }
 
+    /** A model file of any weights (a trained one from the fixtures, say), decoding as these do. */
+    static RandomWeightModel open(Path file) throws IOException {
+        return new RandomWeightModel(file);
+    }
+
     /** The synthetic SentencePiece vocabulary (byte tokens, letters, words) of {@code size}. */
     static RandomWeightModel sentencePiece(int size, Path dir) throws IOException {
         return new RandomWeightModel(write(dir.resolve("spm-" + size + ".gguf"), size, w -> {
@@ -140,6 +145,34 @@ final class RandomWeightModel implements AutoCloseable {
                 throw new AssertionError("sampled token " + token + " that the mask allows but the matcher refuses");
             }
             if (matcher.isEnded()) return new Output(out.toByteArray(), true, n + 1);
+            out.writeBytes(tokenizer.tokenBytes(token));
+            sampler.accept(token);
+            var batch = new Batch(1);
+            batch.add(0, position++, token, true);
+            var next = model.forward(batch, cache);
+            System.arraycopy(next.data(), next.offset(0), logits, 0, vocab);
+        }
+        return new Output(out.toByteArray(), false, maxTokens);
+    }
+
+    /**
+     * Decodes under the grammar as the scheduler does, the constraint told that at most {@code maxTokens}
+     * tokens will be taken ({@link GrammarConstraint#limit}), at temperature 1 from a BOS-only prompt.
+     */
+    Output decodeWithin(Grammar grammar, long seed, int maxTokens) {
+        int vocab = vocabulary.size();
+        var constraint = GrammarConstraint.active(grammar, vocabulary);
+        constraint.limit(maxTokens);
+        var sampler = new Sampler(new SamplingParams(1f, 1f, seed, 0f, 0f, Map.of()), vocab, seed, constraint);
+        float[] logits = new float[vocab];
+        KVCache cache = model.newKVCache(1, CONTEXT);
+        var out = new ByteArrayOutputStream();
+        var first = model.forward(Batch.ofPrompt(0, 0, new int[] {tokenizer.bos()}), cache);
+        System.arraycopy(first.data(), first.offset(0), logits, 0, vocab);
+        int position = 1;
+        for (int n = 0; n < maxTokens; n++) {
+            int token = sampler.sample(logits, 0);
+            if (tokenizer.isEndOfGeneration(token)) return new Output(out.toByteArray(), true, n + 1);
             out.writeBytes(tokenizer.tokenBytes(token));
             sampler.accept(token);
             var batch = new Batch(1);

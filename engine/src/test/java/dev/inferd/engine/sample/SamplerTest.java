@@ -115,6 +115,20 @@ class SamplerTest {
     }
 
     @Test
+    void topKKeepsOnlyTheKMostLikelyTokens() {
+        // top_k 2 keeps tokens 1 and 4 (logits 3 and 2.9) however much mass the others hold.
+        var s = new Sampler(new SamplingParams(1, 1, 7L, 0, 0, Map.of(), 2), 5, 5);
+        boolean saw1 = false, saw4 = false;
+        for (int i = 0; i < 2000; i++) {
+            int t = s.sample(LOGITS, 0);
+            assertThat(t).isIn(1, 4);
+            saw1 |= t == 1;
+            saw4 |= t == 4;
+        }
+        assertThat(saw1 && saw4).isTrue();
+    }
+
+    @Test
     void biasOutsideTheVocabularyIsRejected() {
         assertThatThrownBy(() -> new Sampler(params(0, 1, 0, 0, Map.of(5, 1f)), 5, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token 5");

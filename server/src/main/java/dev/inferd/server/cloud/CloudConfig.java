@@ -24,16 +24,19 @@ import java.util.Map;
  *   "rate_limit_rps": 60,
  *   "operator_token": "a long random string for /admin/v1/",
  *   "prices": { "llama-3.2-1b": { "prompt_per_million": "0.05", "completion_per_million": "0.10" } },
- *   "models": [ { "id": "llama-3.2-1b-instruct" }, { "id": "mine", "file": "/models/mine.gguf", "owned_by": "acme" } ]
+ *   "models": [ { "id": "llama-3.2-1b-instruct" }, { "id": "mine", "file": "/models/mine.gguf", "owned_by": "acme" } ],
+ *   "redis": "redis://redis-host:6379"
  * }
  * }</pre>
  *
  * {@code models}, when present, is the deployment's whole model catalog, applied at start and on every reload
  * (SIGHUP, {@code POST /admin/v1/reload}); without it the catalog is the database's, changed by the admin API.
+ * {@code redis}, when present, keeps the per-key rate limit buckets in Redis instead of the database (PostgreSQL's
+ * by default; an SQLite deployment's are in its one process).
  * Unknown fields are an error, so a misspelt setting is not silently ignored.
  */
 public record CloudConfig(String database, Integer rateLimitRps, String operatorToken, Map<String, Price> prices,
-                          List<ModelSpec> models) {
+                          List<ModelSpec> models, String redis) {
 
     public record Price(@JsonProperty("prompt_per_million") BigDecimal promptPerMillion,
                         @JsonProperty("completion_per_million") BigDecimal completionPerMillion) {
@@ -47,7 +50,18 @@ public record CloudConfig(String database, Integer rateLimitRps, String operator
 
     /** Settings without a model list. */
     public CloudConfig(String database, Integer rateLimitRps, String operatorToken, Map<String, Price> prices) {
-        this(database, rateLimitRps, operatorToken, prices, null);
+        this(database, rateLimitRps, operatorToken, prices, null, null);
+    }
+
+    /** Settings with limits in the database (or in-process). */
+    public CloudConfig(String database, Integer rateLimitRps, String operatorToken, Map<String, Price> prices,
+                       List<ModelSpec> models) {
+        this(database, rateLimitRps, operatorToken, prices, models, null);
+    }
+
+    /** These settings with the rate limit buckets in the Redis at {@code url} ({@code --redis}). */
+    public CloudConfig withRedis(String url) {
+        return new CloudConfig(database, rateLimitRps, operatorToken, prices, models, url);
     }
 
     public static CloudConfig empty() {
@@ -77,6 +91,7 @@ public record CloudConfig(String database, Integer rateLimitRps, String operator
     @Override
     public String toString() {
         return "CloudConfig[database=" + (database == null ? null : database.replaceAll("(?i)(password=)[^&]*", "$1***")) + ", rateLimitRps=" + rateLimitRps + ", operatorToken="
-                + (operatorToken == null ? "none" : "***") + ", prices=" + prices + ", models=" + models + "]";
+                + (operatorToken == null ? "none" : "***") + ", prices=" + prices + ", models=" + models
+                + ", redis=" + (redis == null ? null : redis.replaceAll("//[^@/]*@", "//***@")) + "]";
     }
 }

@@ -1,10 +1,12 @@
 package dev.inferd.server.cloud;
 
+import dev.inferd.server.anthropic.AnthropicModelList;
 import dev.inferd.server.cloud.auth.Authenticator;
 import dev.inferd.server.cloud.auth.OperatorToken;
 import dev.inferd.server.cloud.auth.Principal;
 import dev.inferd.server.cloud.ratelimit.RateDecision;
 import dev.inferd.server.cloud.ratelimit.RateLimiter;
+import dev.inferd.server.cloud.ratelimit.RateLimiters;
 import dev.inferd.server.cloud.ratelimit.RateLimits;
 import dev.inferd.server.cloud.usage.Pricing;
 import dev.inferd.server.cloud.usage.UsageMeter;
@@ -26,7 +28,8 @@ import java.time.Clock;
 /**
  * The hosted deployment's layer in front of the API's routes. Every {@code /v1} request must present one valid key
  * (401 otherwise, also for ambiguous credentials), within its rate limit (429) and its scopes (403), with the
- * {@code x-ratelimit-*} headers on every response of a known key; what passes goes on to the same routes as
+ * {@code x-ratelimit-*} headers on every response of a known key (the limit holds across every gateway on one
+ * PostgreSQL or Redis: {@link RateLimiters}); what passes goes on to the same routes as
  * {@code serve}. {@code /admin/v1/} and {@code /dashboard} are answered here too, and {@code /metrics} wants the
  * operator token.
  *
@@ -45,7 +48,7 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(CloudGateway.class.getName());
 
     private final Authenticator authenticator;
-    private final RateLimiter limiter = new RateLimiter();
+    private final RateLimiter limiter;
     private final RateLimits limits;
     private final UsageStore usageStore;
     private final UsageWriter usage;
@@ -64,6 +67,7 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
     public CloudGateway(Database db, CloudConfig config, ModelRegistry models, Clock clock, OperatorToken operatorToken,
                         CloudRoute admin, CloudRoute dashboard) {
         this.authenticator = new Authenticator(db, clock);
+        this.limiter = RateLimiters.perSecond(db, config.redis());
         this.limits = config.rateLimits();
         this.usageStore = new UsageStore(db);
         this.usage = new UsageWriter(usageStore);
@@ -103,7 +107,7 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
         try {
             principal = authenticator.authenticate(request);
         } catch (ApiError e) {
-            CloudHttp.sendError(response, e);
+            CloudHttp.sendError(request, response, e);
             return;
         }
         String endpoint = Endpoints.of(path);
@@ -128,13 +132,13 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
                         + String.join(", ", principal.key().scopes().endpoints()) + ").");
             }
             if (endpoint.equals(Endpoints.MODELS) && request.method().equals("GET")) {
-                models(principal, path, meter, response, chain);
+                models(principal, request, meter, response, chain);
             } else {
                 RequestHook.attach(request, meter);
                 chain.run();
             }
         } catch (ApiError e) {
-            if (!response.isSent()) CloudHttp.sendError(response, e);
+            if (!response.isSent()) CloudHttp.sendError(request, response, e);
             meter.finished(e.status());
         } finally {
             recordAfterAnswer(meter, response.status());
@@ -142,10 +146,13 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
     }
 
     /** {@code GET /v1/models} lists what the key may use; {@code GET /v1/models/{id}} answers 403 for the rest. */
-    private void models(Principal principal, String path, UsageMeter meter, ServerResponse response, Runnable chain) {
+    private void models(Principal principal, ServerRequest request, UsageMeter meter, ServerResponse response,
+                        Runnable chain) {
+        String path = request.path();
         if (path.equals("/v1/models")) {
             var visible = models.list().stream().filter(m -> principal.key().scopes().allowsModel(m.id())).toList();
-            CloudHttp.sendJson(response, 200, ModelList.of(visible));
+            CloudHttp.sendJson(response, 200, request.header("anthropic-version") != null
+                    ? AnthropicModelList.of(visible) : ModelList.of(visible));
             meter.finished(200);
         } else {
             meter.model(path.substring("/v1/models/".length()));
@@ -214,9 +221,11 @@ public final class CloudGateway implements HttpFilter, AutoCloseable {
                 && a.audioMillis() == b.audioMillis() && java.util.Objects.equals(a.model(), b.model());
     }
 
-    /** Writes the usage records still queued. */
+    /** Writes the usage records still queued; lets go of the rate limit store and the key cache. */
     @Override
     public void close() {
         usage.close();
+        limiter.close();
+        authenticator.close();
     }
 }

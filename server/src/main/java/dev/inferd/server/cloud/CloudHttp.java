@@ -4,17 +4,16 @@ import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.WireJson;
 import dev.inferd.server.http.ServerRequest;
 import dev.inferd.server.http.ServerResponse;
+import dev.inferd.server.http.WireProtocol;
 
 import java.net.InetSocketAddress;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 
 /** Responses the hosted layer sends itself, in the same shapes as the API's own. */
 public final class CloudHttp {
 
-    public static final String REQUEST_ID = "x-request-id";
+    /** Set on every response by the HTTP layer before any handler runs; echoed in error bodies. */
+    private static final String REQUEST_ID = "x-request-id";
     private static final String SHOULD_RETRY = "x-should-retry";
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private CloudHttp() {
     }
@@ -26,16 +25,18 @@ public final class CloudHttp {
     }
 
     public static void sendError(ServerResponse response, ApiError error) {
-        if (error.retryAfterSeconds() > 0) response.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
-        if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
-        if (response.header(REQUEST_ID) == null) response.header(REQUEST_ID, requestId());
-        sendJson(response, error.status(), error.body());
+        sendError(response, error, WireProtocol.OPENAI);
     }
 
-    public static String requestId() {
-        byte[] bytes = new byte[12];
-        RANDOM.nextBytes(bytes);
-        return "req_" + HexFormat.of().formatHex(bytes);
+    /** Sends {@code error} in the error shape of the API route {@code request} went to. */
+    public static void sendError(ServerRequest request, ServerResponse response, ApiError error) {
+        sendError(response, error, WireProtocol.of(request.path()));
+    }
+
+    private static void sendError(ServerResponse response, ApiError error, WireProtocol protocol) {
+        if (error.retryAfterSeconds() > 0) response.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
+        if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
+        sendJson(response, error.status(), protocol.errorBody(error, response.header(REQUEST_ID)));
     }
 
     /** The client's address, for the audit log. */

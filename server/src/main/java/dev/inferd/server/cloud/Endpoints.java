@@ -4,6 +4,9 @@ package dev.inferd.server.cloud;
 public final class Endpoints {
 
     public static final String MODELS = "models";
+    /** Anthropic's Messages API, token counting included. */
+    public static final String MESSAGES = "messages";
+    public static final String RESPONSES = "responses";
 
     private Endpoints() {
     }
@@ -12,6 +15,9 @@ public final class Endpoints {
     public static String of(String path) {
         String rest = path.startsWith("/v1/") ? path.substring(4) : path;
         if (rest.equals(MODELS) || rest.startsWith(MODELS + "/")) return MODELS;
+        if (rest.equals(MESSAGES) || rest.startsWith(MESSAGES + "/")) return MESSAGES;
+        // A kept response's routes (/v1/responses/{id}, .../input_items) are the responses endpoint's.
+        if (rest.equals(RESPONSES) || rest.startsWith(RESPONSES + "/")) return RESPONSES;
         return rest.replace('/', '.');
     }
 }

@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import dev.inferd.server.anthropic.AnthropicModelList;
 import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.WireJson;
@@ -22,6 +23,10 @@ final class ApiRouter {
     private static final String METRICS = "/metrics";
     private static final String TRANSCRIPTIONS = "/v1/audio/transcriptions";
     private static final String TRANSLATIONS = "/v1/audio/translations";
+    private static final String MESSAGES = WireProtocol.MESSAGES;
+    private static final String COUNT_TOKENS = MESSAGES + "/count_tokens";
+    /** Sent by Anthropic's SDKs with every request; {@code GET /v1/models} then answers in Anthropic's shape. */
+    private static final String ANTHROPIC_VERSION = "anthropic-version";
 
     /** The status recorded for a request whose client left before its response (nginx's convention). */
     static final int CLIENT_CLOSED = 499;
@@ -30,6 +35,8 @@ final class ApiRouter {
     private final ServerMetrics metrics;
     private final ChatCompletionsEndpoint chat;
     private final CompletionsEndpoint completions;
+    private final MessagesEndpoint messages;
+    private final ResponsesEndpoint responses;
     private final SpeechModels speech;
     private final TranscriptionsEndpoint transcriptions;
 
@@ -46,6 +53,8 @@ final class ApiRouter {
         long maxBody = options.limits().maxBodyBytes();
         this.chat = new ChatCompletionsEndpoint(gate, systemFingerprint, maxBody, options.separateReasoning());
         this.completions = new CompletionsEndpoint(gate, systemFingerprint, maxBody);
+        this.messages = new MessagesEndpoint(gate, maxBody, options.separateReasoning());
+        this.responses = new ResponsesEndpoint(gate, maxBody, options.separateReasoning(), options.responses());
     }
 
     void handle(ServerRequest request, ServerResponse response) {
@@ -70,7 +79,7 @@ final class ApiRouter {
             return response.status();
         } catch (ApiError e) {
             if (e.status() == 429 || e.status() == 503) metrics.rejected(e.status(), e.reason());
-            if (!response.isSent()) JsonExchange.sendError(response, e);
+            if (!response.isSent()) JsonExchange.sendError(response, e, WireProtocol.of(path));
             return response.status();
         } catch (ClientGoneException e) {
             // A client's departure is its own business: one debug line, no trace.
@@ -87,7 +96,7 @@ final class ApiRouter {
     /** Methods as metric labels: the ones this API uses, every other string under one label. */
     static String methodLabel(String method) {
         return switch (method) {
-            case "GET", "POST", "HEAD" -> method;
+            case "GET", "POST", "HEAD", "DELETE" -> method;
             default -> "OTHER";
         };
     }
@@ -95,8 +104,16 @@ final class ApiRouter {
     /** The route's template, so that metrics have one series per route, not per path a client made up. */
     static String routeOf(String path) {
         return switch (path) {
-            case MODELS, "/v1/chat/completions", "/v1/completions", METRICS, TRANSCRIPTIONS, TRANSLATIONS -> path;
-            default -> path.startsWith(MODELS + "/") ? MODELS + "/{id}" : "unmatched";
+            case MODELS, "/v1/chat/completions", "/v1/completions", ResponsesEndpoint.PATH, METRICS, TRANSCRIPTIONS,
+                 TRANSLATIONS, MESSAGES, COUNT_TOKENS -> path;
+            default -> {
+                if (path.startsWith(MODELS + "/")) yield MODELS + "/{id}";
+                if (path.startsWith(ResponsesEndpoint.PATH + "/")) {
+                    yield path.endsWith("/input_items") ? ResponsesEndpoint.PATH + "/{id}/input_items"
+                            : ResponsesEndpoint.PATH + "/{id}";
+                }
+                yield "unmatched";
+            }
         };
     }
 
@@ -113,7 +130,8 @@ final class ApiRouter {
                 allow(method, path, "GET", response);
                 var all = new java.util.ArrayList<>(models.list());
                 all.addAll(speech.list());
-                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(ModelList.of(all)));
+                Object list = request.header(ANTHROPIC_VERSION) != null ? AnthropicModelList.of(all) : ModelList.of(all);
+                sendGet(method, response, JsonExchange.JSON, WireJson.bytes(list));
             }
             case TRANSCRIPTIONS, TRANSLATIONS -> {
                 allow(method, path, "POST", response);
@@ -125,21 +143,61 @@ final class ApiRouter {
                     chat.handle(request, response, client);
                 }
             }
+            case MESSAGES -> {
+                allow(method, path, "POST", response);
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    messages.handle(request, response, client);
+                }
+            }
+            case COUNT_TOKENS -> {
+                allow(method, path, "POST", response);
+                messages.countTokens(request, response);
+            }
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
                 try (ClientWatch client = ClientWatch.of(request)) {
                     completions.handle(request, response, client);
                 }
             }
+            case ResponsesEndpoint.PATH -> {
+                allow(method, path, "POST", response);
+                try (ClientWatch client = ClientWatch.of(request)) {
+                    responses.create(request, response, client);
+                }
+            }
             default -> {
-                if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {
+                if (path.startsWith(ResponsesEndpoint.PATH + "/")) {
+                    keptResponse(method, path.substring(ResponsesEndpoint.PATH.length() + 1), request, response);
+                } else if (path.startsWith(MODELS + "/") && path.length() > MODELS.length() + 1) {
                     allow(method, path, "GET", response);
-                    sendGet(method, response, JsonExchange.JSON,
-                            WireJson.bytes(models.describe(path.substring(MODELS.length() + 1))));
+                    var model = models.describe(path.substring(MODELS.length() + 1));
+                    Object body = request.header(ANTHROPIC_VERSION) != null ? AnthropicModelList.Model.of(model) : model;
+                    sendGet(method, response, JsonExchange.JSON, WireJson.bytes(body));
                 } else {
                     throw ApiError.unknownUrl(method, path);
                 }
             }
+        }
+    }
+
+    /** {@code /v1/responses/{id}} (GET, DELETE) and {@code /v1/responses/{id}/input_items} (GET). */
+    private void keptResponse(String method, String rest, ServerRequest request, ServerResponse response) {
+        String path = ResponsesEndpoint.PATH + "/" + rest;
+        String[] parts = rest.split("/", -1);
+        if (parts.length == 2 && parts[1].equals("input_items") && !parts[0].isEmpty()) {
+            allow(method, path, "GET", response);
+            responses.inputItems(parts[0], request, response);
+        } else if (parts.length == 1 && !parts[0].isEmpty()) {
+            if ("DELETE".equals(method)) {
+                responses.delete(parts[0], request, response);
+            } else if ("GET".equals(method)) {
+                responses.get(parts[0], request, response);
+            } else {
+                response.header("Allow", "GET, DELETE");
+                throw ApiError.methodNotAllowed(method, path, "GET, DELETE");
+            }
+        } else {
+            throw ApiError.unknownUrl(method, path);
         }
     }
 
@@ -186,7 +244,7 @@ final class ApiRouter {
         LOG.log(Level.ERROR, "request " + requestId + " (" + method + " " + path + ") failed", e);
         if (!response.isSent()) {
             try {
-                JsonExchange.sendError(response, ApiError.internal(requestId));
+                JsonExchange.sendError(response, ApiError.internal(requestId), WireProtocol.of(path));
             } catch (RuntimeException again) {
                 LOG.log(Level.DEBUG, "could not send the error response for " + requestId, again);
             }

@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import dev.inferd.engine.generate.FinishReason;
 import dev.inferd.engine.generate.GenerationEvent;
 import dev.inferd.engine.generate.GenerationResult;
 import dev.inferd.engine.generate.TokenLogprob;
@@ -16,13 +17,15 @@ final class ChoiceCollector {
 
     private final StringBuilder[] texts;
     private final List<List<TokenLogprob>> logprobs;
-    private final String[] finishReasons;
+    private final FinishReason[] finishReasons;
+    private final String[] stopSequences;
     private GenerationResult result;
 
     private ChoiceCollector(int n) {
         texts = new StringBuilder[n];
         logprobs = new ArrayList<>(n);
-        finishReasons = new String[n];
+        finishReasons = new FinishReason[n];
+        stopSequences = new String[n];
         for (int i = 0; i < n; i++) {
             texts[i] = new StringBuilder();
             logprobs.add(new ArrayList<>());
@@ -44,7 +47,10 @@ final class ChoiceCollector {
                         c.texts[t.choice()].append(t.text());
                         c.logprobs.get(t.choice()).addAll(t.tokens());
                     }
-                    case GenerationEvent.Finish f -> c.finishReasons[f.choice()] = FinishReasons.wireName(f.reason());
+                    case GenerationEvent.Finish f -> {
+                        c.finishReasons[f.choice()] = f.reason();
+                        c.stopSequences[f.choice()] = f.stopSequence();
+                    }
                     case GenerationEvent.End e -> {
                         if (client.isGone()) throw new ClientGoneException(null);
                         c.result = e.result();
@@ -67,10 +73,19 @@ final class ChoiceCollector {
     }
 
     String finishReason(int choice) {
+        return FinishReasons.wireName(reason(choice));
+    }
+
+    /** The stop sequence that ended the choice, or null. */
+    String stopSequence(int choice) {
+        return stopSequences[choice];
+    }
+
+    FinishReason reason(int choice) {
         if (finishReasons[choice] == null) {
             // An engine that ends without finishing a choice has a bug; the reply is still whole.
             LOG.log(Level.WARNING, "generation ended without finishing choice " + choice);
-            return "stop";
+            return FinishReason.STOP;
         }
         return finishReasons[choice];
     }

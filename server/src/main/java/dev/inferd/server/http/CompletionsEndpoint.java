@@ -40,7 +40,8 @@ final class CompletionsEndpoint {
         CompletionRequest request = CompletionRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             TextGenerator generator = lease.generator();
-            var constraint = OutputConstraints.forFormat(request.responseFormat(), generator, "response_format");
+            var constraint = OutputConstraints.forFormat(request.responseFormat(), request.freeJsonLayout(), generator,
+                    "response_format");
             List<PreparedPrompt> prompts = new ArrayList<>();
             for (String prompt : request.prompts()) {
                 int[] tokens = EngineRequests.tokenize(limit -> generator.textPrompt(prompt, limit), generator, "prompt");
@@ -52,8 +53,7 @@ final class CompletionsEndpoint {
                 StreamedRun.stream(new Runs(lease, request, prompts), response, client,
                         new CompletionStreamWriter(id, created, request, prompts, systemFingerprint));
             } else {
-                var answer = new ProbedJsonResponse(response);
-                client.probeWith(answer);
+                var answer = ProbedJsonResponse.probedBy(client, response);
                 answer.send(collect(id, created, lease, request, prompts, client));
             }
         }
@@ -172,8 +172,8 @@ final class CompletionsEndpoint {
         }
 
         @Override
-        public void finish(SseStream sse, int choice, String finishReason) {
-            sse.send(chunk(new Completion.Choice("", choice, null, finishReason)));
+        public void finish(SseStream sse, int choice, FinishReason reason) {
+            sse.send(chunk(new Completion.Choice("", choice, null, FinishReasons.wireName(reason))));
         }
 
         @Override

@@ -24,11 +24,6 @@ final class Ids {
         return "chatcmpl-" + alphanumeric(29);
     }
 
-    /** A tool call's id, unique in practice: {@code call_} and 24 letters and digits. */
-    static String toolCallId() {
-        return "call_" + alphanumeric(24);
-    }
-
     static String completionId() {
         return "cmpl-" + alphanumeric(29);
     }

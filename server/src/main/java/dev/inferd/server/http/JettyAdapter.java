@@ -41,6 +41,8 @@ final class JettyAdapter extends Handler.Abstract {
         ServerResponse res = new ServerResponse(response, endPoint, limits.writeTimeout(), unread);
         ServerRequest req = new ServerRequest(request, id, body);
         res.header(ApiRouter.REQUEST_ID, id);
+        // Anthropic's SDKs read the id from request-id (they show it in errors and on every result).
+        if (WireProtocol.of(req.path()) == WireProtocol.ANTHROPIC) res.header(WireProtocol.ANTHROPIC_REQUEST_ID, id);
         try {
             if (front == null) {
                 router.handle(req, res);
@@ -70,7 +72,7 @@ final class JettyAdapter extends Handler.Abstract {
             return;
         }
         try {
-            JsonExchange.sendError(res, ApiError.internal(id));
+            JsonExchange.sendError(res, ApiError.internal(id), WireProtocol.of(req.path()));
             callback.succeeded();
         } catch (RuntimeException again) {
             callback.failed(e);

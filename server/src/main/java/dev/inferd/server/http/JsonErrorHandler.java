@@ -43,10 +43,12 @@ final class JsonErrorHandler implements Request.Handler {
             }
         }
         String type = status >= 500 ? ApiError.INTERNAL : ApiError.INVALID_REQUEST;
-        byte[] body = WireJson.bytes(new ApiError(status, type, message, null, null).body());
+        String requestId = Ids.requestId();
+        WireProtocol protocol = WireProtocol.of(request.getHttpURI() == null ? null : request.getHttpURI().getPath());
+        byte[] body = WireJson.bytes(protocol.errorBody(new ApiError(status, type, message, null, null), requestId));
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, JsonExchange.JSON);
-        response.getHeaders().put(ApiRouter.REQUEST_ID, Ids.requestId());
+        response.getHeaders().put(ApiRouter.REQUEST_ID, requestId);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         // Jetty closes the connection after a request it could not take (the parser cannot go on past it); saying
         // so keeps a client from sending its next request on a connection that is about to close.

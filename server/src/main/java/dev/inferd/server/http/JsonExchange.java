@@ -97,11 +97,12 @@ final class JsonExchange {
         response.send(WireJson.bytes(body));
     }
 
-    static void sendError(ServerResponse response, ApiError error) {
+    /** Sends {@code error} in the error shape of the protocol the request's path belongs to. */
+    static void sendError(ServerResponse response, ApiError error, WireProtocol protocol) {
         if (error.retryAfterSeconds() > 0) {
             response.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
         }
         if (error.shouldRetry() != null) response.header(SHOULD_RETRY, error.shouldRetry().toString());
-        send(response, error.status(), error.body());
+        send(response, error.status(), protocol.errorBody(error, response.header(ApiRouter.REQUEST_ID)));
     }
 }

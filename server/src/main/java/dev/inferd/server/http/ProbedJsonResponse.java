@@ -17,8 +17,15 @@ final class ProbedJsonResponse implements ClientWatch.Probe {
     private final ServerResponse response;
     private OutputStream out;
 
-    ProbedJsonResponse(ServerResponse response) {
+    private ProbedJsonResponse(ServerResponse response) {
         this.response = response;
+    }
+
+    /** The answer to {@code response}, registered with {@code client} so that its probes start it early. */
+    static ProbedJsonResponse probedBy(ClientWatch client, ServerResponse response) {
+        ProbedJsonResponse answer = new ProbedJsonResponse(response);
+        client.probeWith(answer);
+        return answer;
     }
 
     @Override

@@ -18,6 +18,14 @@ public interface RequestHook {
     default void model(String model) {
     }
 
+    /**
+     * Who owns what the request stores (kept responses): the account under the hosted gateway, the
+     * empty string under {@code serve}, where there is one owner.
+     */
+    default String owner() {
+        return "";
+    }
+
     /** One generation's token counts; reported also for a generation the client cancelled. */
     default void tokens(int promptTokens, int completionTokens, int cachedTokens) {
     }

@@ -1,5 +1,8 @@
 package dev.inferd.server.http;
 
+import dev.inferd.server.responses.MemoryResponseStore;
+import dev.inferd.server.responses.ResponseStore;
+
 import java.time.Duration;
 
 /**
@@ -12,9 +15,10 @@ import java.time.Duration;
  * @param loadingRetryAfterSeconds the {@code Retry-After} of the 503 for a model still loading
  * @param limits the bounds on connections, bodies and slow clients
  * @param separateReasoning whether thinking goes to {@code reasoning_content} (else it stays in {@code content})
+ * @param responses where {@code /v1/responses} keeps responses (in memory within a bound by default)
  */
 public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds,
-                            Limits limits, boolean separateReasoning) {
+                            Limits limits, boolean separateReasoning, ResponseStore responses) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_MODEL = 64;
     public static final int DEFAULT_LOADING_RETRY_AFTER_SECONDS = 2;
@@ -101,7 +105,14 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
         }
     }
 
+    public ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSeconds, int loadingRetryAfterSeconds,
+                         Limits limits, boolean separateReasoning) {
+        this(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits, separateReasoning,
+                MemoryResponseStore.withDefaults());
+    }
+
     public ServerOptions {
+        java.util.Objects.requireNonNull(responses, "responses");
         if (maxInFlightPerModel < 1) throw new IllegalArgumentException("maxInFlightPerModel must be at least 1");
         if (capacityRetryAfterSeconds < 1 || loadingRetryAfterSeconds < 1) {
             throw new IllegalArgumentException("Retry-After must be at least 1 second");
@@ -119,15 +130,24 @@ public record ServerOptions(int maxInFlightPerModel, int capacityRetryAfterSecon
     }
 
     public ServerOptions withMaxInFlightPerModel(int max) {
-        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits, separateReasoning);
+        return new ServerOptions(max, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits, separateReasoning,
+                responses);
     }
 
     public ServerOptions withLimits(Limits newLimits) {
-        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, newLimits, separateReasoning);
+        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, newLimits,
+                separateReasoning, responses);
     }
 
     /** With {@code false}, thinking stays in {@code content} for every request. */
     public ServerOptions withSeparateReasoning(boolean separate) {
-        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits, separate);
+        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits, separate,
+                responses);
+    }
+
+    /** Responses kept in {@code store} (the database's table under {@code cloud}, a bounded memory under {@code serve}). */
+    public ServerOptions withResponses(ResponseStore store) {
+        return new ServerOptions(maxInFlightPerModel, capacityRetryAfterSeconds, loadingRetryAfterSeconds, limits,
+                separateReasoning, store);
     }
 }

@@ -7,9 +7,10 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A data-only server-sent event stream as OpenAI's SDKs parse it: each event is one
- * {@code data: <compact JSON>} line and a blank line, flushed at once; no {@code event:} or
- * {@code id:} lines; {@code data: [DONE]} and then the response ends. Comment lines are the only
+ * A server-sent event stream as OpenAI's SDKs parse it: each event is one
+ * {@code data: <compact JSON>} line and a blank line, flushed at once; chat and legacy completions
+ * send no {@code event:} or {@code id:} lines and end with {@code data: [DONE]}; the Responses and
+ * Messages APIs name each event ({@link #send(String, Object)}). Comment lines are the only
  * keep-alive every SDK tolerates.
  */
 final class SseStream implements AutoCloseable {
@@ -42,6 +43,21 @@ final class SseStream implements AutoCloseable {
         System.arraycopy(DATA, 0, frame, 0, DATA.length);
         System.arraycopy(json, 0, frame, DATA.length, json.length);
         System.arraycopy(END_OF_EVENT, 0, frame, DATA.length + json.length, END_OF_EVENT.length);
+        write(frame);
+    }
+
+    /**
+     * Sends one JSON event under an {@code event:} name, as the Responses and Messages APIs frame
+     * theirs (their SDKs dispatch on the name as well as on the data's {@code type}).
+     */
+    void send(String name, Object event) {
+        byte[] head = ("event: " + name + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] json = WireJson.bytes(event);
+        byte[] frame = new byte[head.length + DATA.length + json.length + END_OF_EVENT.length];
+        System.arraycopy(head, 0, frame, 0, head.length);
+        System.arraycopy(DATA, 0, frame, head.length, DATA.length);
+        System.arraycopy(json, 0, frame, head.length + DATA.length, json.length);
+        System.arraycopy(END_OF_EVENT, 0, frame, head.length + DATA.length + json.length, END_OF_EVENT.length);
         write(frame);
     }
 

@@ -2,7 +2,7 @@ package dev.inferd.server.http;
 
 import dev.inferd.engine.generate.GenerationEvent;
 import dev.inferd.engine.generate.TokenLogprob;
-import dev.inferd.server.openai.FinishReasons;
+import dev.inferd.engine.generate.FinishReason;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.openai.Usage;
 
@@ -26,10 +26,25 @@ final class StreamedRun {
 
         void text(SseStream sse, int choice, String text, List<TokenLogprob> logprobs);
 
-        void finish(SseStream sse, int choice, String finishReason);
+        void finish(SseStream sse, int choice, FinishReason reason);
+
+        /** As {@link #finish(SseStream, int, FinishReason)}, with the stop sequence that ended the choice (or null). */
+        default void finish(SseStream sse, int choice, FinishReason reason, String stopSequence) {
+            finish(sse, choice, reason);
+        }
 
         /** After every choice finished, before {@code [DONE]}: the usage chunk when it was asked for. */
         void end(SseStream sse, Usage usage);
+
+        /** The stream's last event when a generation fails or the engine refuses more: OpenAI's error body as data. */
+        default void failed(SseStream sse, ApiError error) {
+            sse.send(error.body());
+        }
+
+        /** Whether the stream ends with {@code data: [DONE]} (chat and legacy completions do). */
+        default boolean endsWithDone() {
+            return true;
+        }
     }
 
     /** The generations of a request, one after the other, with the index its choice 0 has in the response. */
@@ -97,8 +112,9 @@ final class StreamedRun {
                         switch (event) {
                             case GenerationEvent.Text t ->
                                     translator.text(sse, runs.choiceOffset() + t.choice(), t.text(), t.tokens());
-                            case GenerationEvent.Finish f -> translator.finish(sse, runs.choiceOffset() + f.choice(),
-                                    FinishReasons.wireName(f.reason()));
+                            case GenerationEvent.Finish f ->
+                                    translator.finish(sse, runs.choiceOffset() + f.choice(), f.reason(),
+                                            f.stopSequence());
                             case GenerationEvent.End e -> {
                                 if (client.isGone()) throw new ClientGoneException(null);
                                 usage = usage.plus(Usage.of(e.result()));
@@ -113,13 +129,13 @@ final class StreamedRun {
                 // the answer is whole once the final event and [DONE] are out: what must precede it does now
                 response.settle();
                 translator.end(sse, usage);
-                sse.done();
+                if (translator.endsWithDone()) sse.done();
             } catch (ApiError busy) {
                 // from submitting the second prompt of a completions request to a full engine
-                sse.send(busy.body());
+                translator.failed(sse, busy);
             } catch (GenerationFailedException e) {
                 LOG.log(Level.ERROR, "generation failed during a stream", e.getCause());
-                sse.send(ApiError.internal(requestId(response)).body());
+                translator.failed(sse, ApiError.internal(requestId(response)));
             } catch (ClientGoneException e) {
                 // Cancelled, then counted as a departure (499), not as a finished stream.
                 if (run != null) run.cancelAndAwait();

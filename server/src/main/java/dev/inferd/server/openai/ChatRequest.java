@@ -15,11 +15,13 @@ import java.util.Map;
  * @param topLogprobs -1 without log-probabilities, else the number of alternatives per token (0..20)
  * @param templateVariables {@code chat_template_kwargs} (an extension), {@code enable_thinking} among them
  * @param separateReasoning thinking goes to {@code reasoning_content} (the extension {@code separate_reasoning: false} keeps it in content)
+ * @param freeJsonLayout JSON under a grammar may be laid out freely (the extension {@code json_layout: "free"})
  */
 public record ChatRequest(String model, List<ChatMessage> messages, boolean stream, boolean includeUsage,
                           SamplingFields sampling, Integer maxTokens, List<String> stop, int n,
                           int topLogprobs, List<Message> conversation, ResponseFormat responseFormat,
-                          ChatTools tools, Map<String, Object> templateVariables, boolean separateReasoning)
+                          ChatTools tools, Map<String, Object> templateVariables, boolean separateReasoning,
+                          boolean freeJsonLayout)
         implements GenerationFields {
 
     public ChatRequest {

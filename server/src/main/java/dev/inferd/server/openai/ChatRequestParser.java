@@ -42,7 +42,7 @@ public final class ChatRequestParser {
         int topLogprobs = logprobs ? (top == null ? 0 : top) : -1;
         return new ChatRequest(model, messages, stream, includeUsage, CommonFields.sampling(f), maxTokens,
                 CommonFields.stop(f), CommonFields.n(f), topLogprobs, conversation, responseFormat, tools, templateVariables,
-                separateReasoning);
+                separateReasoning, StructuredOutputFields.freeJsonLayout(f));
     }
 
     /** {@code max_completion_tokens} replaces the deprecated {@code max_tokens}; when both come, the lower wins. */

@@ -11,11 +11,13 @@ import java.util.List;
  * @param maxTokensGiven whether the client set {@code max_tokens}; the default alone is lowered to fit the context
  * @param logprobs -1 without log-probabilities, else the number of alternatives per token (0..5)
  * @param responseFormat the chat API's {@code response_format}, accepted here as an extension
+ * @param freeJsonLayout JSON under a grammar may be laid out freely (the extension {@code json_layout: "free"})
  */
 public record CompletionRequest(String model, List<String> prompts, boolean stream, boolean includeUsage,
                                 SamplingFields sampling, int maxTokens, boolean maxTokensGiven,
                                 List<String> stop, int n,
-                                boolean echo, int logprobs, ResponseFormat responseFormat) implements GenerationFields {
+                                boolean echo, int logprobs, ResponseFormat responseFormat,
+                                boolean freeJsonLayout) implements GenerationFields {
 
     public CompletionRequest {
         prompts = List.copyOf(prompts);

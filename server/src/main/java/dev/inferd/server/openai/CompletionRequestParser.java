@@ -46,7 +46,8 @@ public final class CompletionRequestParser {
         }
         return new CompletionRequest(model, prompts, stream, includeUsage, CommonFields.sampling(f), maxTokens,
                 givenMaxTokens != null,
-                CommonFields.stop(f), n, echo, logprobs, StructuredOutputFields.responseFormat(f));
+                CommonFields.stop(f), n, echo, logprobs, StructuredOutputFields.responseFormat(f),
+                StructuredOutputFields.freeJsonLayout(f));
     }
 
     private static List<String> prompts(JsonNode node) {

@@ -43,14 +43,41 @@ public final class EngineRequests {
             throw ApiError.completionBeyondContext(promptParam, context, prompt.length, cap);
         }
         int maxTokens = cap == null ? Math.min(room, request.maxTokensWithoutCap()) : cap;
-        SamplingFields s = request.sampling();
+        return build(request.sampling(), request.stop(), request.n(), maxTokens, request.logprobCount(), prompt,
+                generator, constraint, "max_tokens");
+    }
+
+    /**
+     * The engine's request from fields already checked against the context: the sampling fields in the
+     * engine's terms; a {@code logit_bias} key outside the model's vocabulary is a 400, and so is a
+     * limit below the shortest complete output of {@code constraint}, naming {@code capParam}.
+     */
+    public static GenerationRequest build(SamplingFields s, java.util.List<String> stop, int n, int maxTokens,
+                                          int logprobCount, int[] prompt, TextGenerator generator,
+                                          TokenConstraint.Factory constraint, String capParam) {
+        checkLogitBias(generator, s.logitBias());
+        if (constraint != null) checkRoomForCompleteOutput(constraint.tokensToComplete(), maxTokens, capParam);
         // top_p = 0 means "keep only the most likely token"; the engine wants a mass in (0, 1], and the
         // smallest positive mass keeps exactly that one token.
         float topP = s.topP() == 0f ? Float.MIN_VALUE : s.topP();
         var sampling = new SamplingParams(s.temperature(), topP, s.seed(), s.presencePenalty(), s.frequencyPenalty(),
-                s.logitBias());
-        return new GenerationRequest(prompt, request.n(), maxTokens, request.stop(), sampling, request.logprobCount(),
-                constraint);
+                s.logitBias(), s.topK());
+        return new GenerationRequest(prompt, n, maxTokens, stop, sampling, logprobCount, constraint);
+    }
+
+    /**
+     * A grammar's output is steered to be complete within the token limit; a limit below the shortest
+     * complete output cannot hold one, so it is refused before anything runs.
+     */
+    private static void checkRoomForCompleteOutput(int needed, int maxTokens, String capParam) {
+        if (needed <= maxTokens) return;
+        if (needed == Integer.MAX_VALUE) {
+            throw ApiError.invalid(capParam, "Invalid '" + capParam + "': the structured output cannot be written in "
+                    + "this model's vocabulary.");
+        }
+        throw ApiError.invalid(capParam, "Invalid '" + capParam + "': the structured output (the output format or "
+                + "the forced tool call) needs at least " + needed + " tokens to be complete, and at most " + maxTokens
+                + " can be generated (" + capParam + ", or the room the prompt leaves in the context).");
     }
 
     /**

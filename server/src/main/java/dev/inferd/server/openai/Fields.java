@@ -110,7 +110,7 @@ public final class Fields {
         throw ApiError.invalidType(path, "an integer", describe(v));
     }
 
-    static String describe(JsonNode v) {
+    public static String describe(JsonNode v) {
         if (v.isTextual()) return "a string";
         if (v.isBoolean()) return "a boolean";
         if (v.isIntegralNumber()) return v.canConvertToLong() ? "an integer" : "an integer out of range";

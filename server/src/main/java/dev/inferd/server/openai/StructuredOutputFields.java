@@ -13,7 +13,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /** {@code response_format}, {@code tools}, {@code tool_choice}, {@code parallel_tool_calls} and template variables. */
-final class StructuredOutputFields {
+public final class StructuredOutputFields {
 
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
 
@@ -32,6 +32,19 @@ final class StructuredOutputFields {
                         + type + "'. Supported values are: 'text', 'json_object' and 'json_schema'.");
             };
         }).orElse(ResponseFormat.TEXT);
+    }
+
+    /**
+     * The extension {@code json_layout}: {@code "compact"} (the default: one space after {@code :} and
+     * {@code ,}, nothing else) or {@code "free"} (bounded blanks and line breaks wherever JSON allows them).
+     */
+    static boolean freeJsonLayout(Fields f) {
+        return f.string("json_layout").map(layout -> switch (layout) {
+            case "compact" -> false;
+            case "free" -> true;
+            default -> throw ApiError.invalid("json_layout", "Invalid value for 'json_layout': '" + layout
+                    + "'. Supported values are: 'compact' and 'free'.");
+        }).orElse(false);
     }
 
     private static ResponseFormat jsonSchema(Fields js) {
@@ -154,21 +167,21 @@ final class StructuredOutputFields {
         }
     }
 
-    private static void checkName(String name, String param) {
+    public static void checkName(String name, String param) {
         if (!NAME.matcher(name).matches()) {
             throw ApiError.invalid(param, "Invalid '" + param + "': '" + name
                     + "'. Names may contain only a-z, A-Z, 0-9, underscores and dashes, at most 64 characters.");
         }
     }
 
-    static Map<String, Object> emptyObjectSchema() {
+    public static Map<String, Object> emptyObjectSchema() {
         Map<String, Object> schema = new LinkedHashMap<>();
         schema.put("type", "object");
         return schema;
     }
 
     /** A JSON node as maps (key order kept), lists and scalars, as the schema compiler reads schemas. */
-    static Object tree(JsonNode node) {
+    public static Object tree(JsonNode node) {
         return WireJson.mapper().convertValue(node, Object.class);
     }
 }

@@ -55,10 +55,13 @@ public final class Database implements AutoCloseable {
 
     private final HikariDataSource pool;
     private final String url;
+    private final StoreChanges changes;
+    private HikariDataSource unsynced;
 
     private Database(HikariDataSource pool, String url) {
         this.pool = pool;
         this.url = url;
+        this.changes = isPostgres() ? new PostgresChanges(this) : StoreChanges.LOCAL;
     }
 
     /** The default database: {@code inferd.db} in {@code home} (created with its folder when missing). */
@@ -112,6 +115,54 @@ public final class Database implements AutoCloseable {
             throw new StoreException("cannot migrate " + redact(url) + ": " + rootMessage(e), e);
         }
         return new Database(pool, url);
+    }
+
+    /** Whether this is PostgreSQL, which several processes share (SQLite is one process's file). */
+    public boolean isPostgres() {
+        return url.startsWith("jdbc:postgresql:");
+    }
+
+    /** The pool, for libraries that keep their own tables here (Bucket4j's buckets). */
+    public javax.sql.DataSource dataSource() {
+        return pool;
+    }
+
+    /**
+     * A pool whose commits do not wait for the disk (PostgreSQL's {@code synchronous_commit = off}; still atomic,
+     * a crash loses at most the last fraction of a second), for state whose loss is harmless and which is written
+     * on every request: the rate limit buckets. Waiting for a WAL flush there would put a sync to disk in every
+     * request's latency. On SQLite, the one pool.
+     */
+    public synchronized javax.sql.DataSource unsyncedDataSource() {
+        if (!isPostgres()) return pool;
+        if (unsynced == null) {
+            var config = new HikariConfig();
+            config.setJdbcUrl(url);
+            config.setPoolName("inferd-unsynced");
+            config.setMaximumPoolSize(8);
+            config.setMinimumIdle(1);
+            config.setConnectionTimeout(10_000);
+            config.setConnectionInitSql("SET synchronous_commit TO off");
+            try {
+                unsynced = new HikariDataSource(config);
+            } catch (RuntimeException e) {
+                throw new StoreException("cannot connect to " + redact(url) + ": " + rootMessage(e), e);
+            }
+        }
+        return unsynced;
+    }
+
+    /** A connection of its own outside the pool, for a listener that holds it for the process's life. */
+    Connection openDedicated() throws SQLException {
+        return java.sql.DriverManager.getConnection(url);
+    }
+
+    /**
+     * What other processes change in this database (keys, accounts, the catalog): on PostgreSQL told by
+     * {@code LISTEN/NOTIFY} within milliseconds; on SQLite nothing is told, and readers must not cache.
+     */
+    public StoreChanges changes() {
+        return changes;
     }
 
     /** The URL with any password left out, for messages. */
@@ -213,6 +264,10 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        changes.close();
+        synchronized (this) {
+            if (unsynced != null) unsynced.close();
+        }
         pool.close();
     }
 

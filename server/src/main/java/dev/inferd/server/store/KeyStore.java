@@ -54,6 +54,11 @@ public final class KeyStore {
         return db.queryOne("SELECT * FROM api_keys WHERE id = ? AND account_id = ?", KeyStore::row, keyId, accountId);
     }
 
+    /** The key with this id, in whichever account holds it (key ids are unique across accounts). */
+    public Optional<ApiKey> byId(String keyId) {
+        return db.queryOne("SELECT * FROM api_keys WHERE id = ?", KeyStore::row, keyId);
+    }
+
     public List<ApiKey> list(String accountId) {
         return db.query("SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id", KeyStore::row, accountId);
     }

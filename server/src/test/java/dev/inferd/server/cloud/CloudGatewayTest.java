@@ -32,6 +32,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -228,6 +229,46 @@ class CloudGatewayTest {
         assertThat(first.status()).isEqualTo(200);
         assertThat(first.costUsd()).isEqualByComparingTo("0");
         assertThat(cloud.accounts().key(acme.id(), metered.key().id()).lastUsedAt()).isNotNull();
+    }
+
+    private static HttpResponse<String> messages(String path, Map<String, String> headers, String body) throws Exception {
+        var request = HttpRequest.newBuilder(URI.create(base() + path)).header("Content-Type", "application/json")
+                .header("anthropic-version", "2023-06-01").POST(HttpRequest.BodyPublishers.ofString(body));
+        headers.forEach(request::header);
+        return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theMessagesApiTakesTheKeyAsXApiKeyOrBearerWithinTheMessagesScopeAndIsMetered() throws Exception {
+        var metered = key(KeySpec.named("anthropic client"));
+        String body = "{\"model\":\"" + CHAT + "\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\",\"content\":\"Tell me a story\"}]}";
+        var viaHeader = messages("/v1/messages?beta=true", Map.of("x-api-key", metered.secret()), body);
+        assertThat(viaHeader.statusCode()).as(viaHeader.body()).isEqualTo(200);
+        assertThat(viaHeader.body()).contains("\"type\":\"message\"").contains(EchoModel.ANSWER);
+        var viaBearer = messages("/v1/messages/count_tokens", Map.of("Authorization", "Bearer " + metered.secret()), body);
+        assertThat(viaBearer.statusCode()).as(viaBearer.body()).isEqualTo(200);
+        int inputTokens = new com.fasterxml.jackson.databind.ObjectMapper().readTree(viaBearer.body()).get("input_tokens").asInt();
+        assertThat(inputTokens).isPositive();
+
+        var none = messages("/v1/messages", Map.of(), body);
+        assertThat(none.statusCode()).isEqualTo(401);
+        assertThat(none.body()).startsWith("{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\"");
+        assertThat(none.headers().firstValue("request-id")).isEqualTo(none.headers().firstValue("x-request-id"));
+        var chatOnly = key(new KeySpec("chat only", new KeyScopes(List.of(), List.of("chat.completions")), null, null));
+        var outOfScope = messages("/v1/messages", Map.of("x-api-key", chatOnly.secret()), body);
+        assertThat(outOfScope.statusCode()).isEqualTo(403);
+        assertThat(outOfScope.body()).contains("\"type\":\"permission_error\"").contains("messages endpoint");
+
+        List<UsageRecord> records = awaitRecords(metered.key().id(), 2);
+        assertThat(records).extracting(UsageRecord::endpoint).containsOnly("messages");
+        UsageRecord generated = records.stream().filter(r -> r.completionTokens() > 0).findFirst().orElseThrow();
+        assertThat(generated.promptTokens()).isEqualTo(inputTokens);
+        assertThat(generated.completionTokens()).isEqualTo(EchoModel.ANSWER_TOKENS);
+
+        var models = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/v1/models"))
+                .header("x-api-key", metered.secret()).header("anthropic-version", "2023-06-01").GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(models.body()).contains("\"type\":\"model\"").contains("\"has_more\":false");
     }
 
     /**

@@ -45,6 +45,12 @@ final class EchoModel implements TextGenerator {
         return new int[count];
     }
 
+    /** A conversation rendered through the chat format (the Messages API's, say): a token per word and one to begin. */
+    @Override
+    public int[] chatPrompt(dev.inferd.engine.chat.RenderedPrompt prompt) {
+        return new int[1 + words(prompt.text())];
+    }
+
     @Override
     public int[] textPrompt(String prompt) {
         return new int[1 + words(prompt)];

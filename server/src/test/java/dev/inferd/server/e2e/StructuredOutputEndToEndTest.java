@@ -146,8 +146,8 @@ class StructuredOutputEndToEndTest {
     }
 
     /**
-     * Any object may nest without end, and this model rarely closes one: an output that ends parses
-     * as an object, one cut by the token limit is the start of one (it fails only at end of input).
+     * Any object may nest without end, and this model rarely closes one: an output the token limit
+     * cuts is steered to close what it opened, so every output parses as an object.
      */
     @Test
     void jsonObjectOutputParses() throws IOException {
@@ -156,13 +156,7 @@ class StructuredOutputEndToEndTest {
                     .responseFormat(ResponseFormatJsonObject.builder().build()).seed(seed).maxCompletionTokens(80).build());
             var choice = c.choices().getFirst();
             String content = choice.message().content().orElseThrow();
-            if (choice.finishReason() == ChatCompletion.Choice.FinishReason.STOP) {
-                assertThat(JSON.readTree(content).isObject()).as(content).isTrue();
-            } else {
-                assertThat(content).startsWith("{");
-                assertThatThrownBy(() -> JSON.readTree(content)).as(content)
-                        .hasMessageContaining("end-of-input");
-            }
+            assertThat(JSON.readTree(content).isObject()).as(content).isTrue();
         }
     }
 

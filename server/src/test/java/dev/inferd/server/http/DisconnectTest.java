@@ -82,6 +82,11 @@ class DisconnectTest {
         assertClosingCancels("{\"model\":\"org/tiny-model:Q8_0\",\"prompt\":\"Go on forever\",\"max_tokens\":2000}", "/v1/completions");
     }
 
+    @Test
+    void closingTheConnectionWhileWaitingForAWholeResponsesAnswerCancelsTheGeneration() throws Exception {
+        assertClosingCancels("{\"model\":\"org/tiny-model:Q8_0\",\"input\":\"Go on\"}", "/v1/responses");
+    }
+
     /** Sends a request on a raw socket, waits until the engine runs it, closes the socket without reading. */
     private void assertClosingCancels(String body, String path) throws Exception {
         assumeTrue(dev.inferd.server.linux.LinuxTcpTable.SYSTEM.isAvailable(), "needs Linux's /proc/net/tcp");

@@ -202,7 +202,7 @@ final class FakeTextGenerator implements TextGenerator {
                     String visible = after.substring(Math.min(before.length(), stopAt), stopAt);
                     if (!visible.isEmpty()) listener.text(c, visible, logprobs(request, step, visible));
                     finished[c] = true;
-                    listener.finish(c, FinishReason.STOP);
+                    listener.finish(c, FinishReason.STOP, stopAt(after, stopAt, request.stop()));
                     continue;
                 }
                 if (!request.stop().isEmpty()) texts[c].append(piece);
@@ -221,6 +221,11 @@ final class FakeTextGenerator implements TextGenerator {
             if (at >= 0 && (best < 0 || at < best)) best = at;
         }
         return best;
+    }
+
+    /** Which of the stop strings matched at {@code at}. */
+    private static String stopAt(String text, int at, List<String> stops) {
+        return stops.stream().filter(s -> text.startsWith(s, at)).findFirst().orElseThrow();
     }
 
     private static boolean allTrue(boolean[] flags) {

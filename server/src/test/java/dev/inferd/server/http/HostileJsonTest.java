@@ -1,5 +1,7 @@
 package dev.inferd.server.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
@@ -19,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Hostile request bodies over a real socket: every field of the chat and legacy requests with every
  * JSON type it does not take, values out of range, and bodies that are not JSON or not UTF-8. Each
- * is a 400 in OpenAI's error shape, answered at once.
+ * is a 400 in OpenAI's error shape, answered at once. The Responses and Messages requests' fields get
+ * every JSON kind too: any answer but a 5xx or a hang.
  */
 class HostileJsonTest {
 
@@ -80,6 +83,20 @@ class HostileJsonTest {
     private static final Map<String, String> LEGACY_BASE = Map.of("model", "\"fake-model\"", "max_tokens", "4",
             "prompt", "\"Hi\"");
 
+    private static final List<String> RESPONSES_FIELDS = List.of("model", "input", "instructions", "stream",
+            "stream_options", "store", "background", "previous_response_id", "conversation", "include", "metadata",
+            "max_output_tokens", "max_tool_calls", "temperature", "top_p", "top_logprobs", "reasoning", "text",
+            "tools", "tool_choice", "parallel_tool_calls", "truncation", "prompt", "prompt_cache_key", "user",
+            "safety_identifier", "service_tier");
+    private static final Map<String, String> RESPONSES_BASE = Map.of("model", "\"fake-model\"",
+            "max_output_tokens", "4", "input", "\"Hi\"");
+
+    private static final List<String> MESSAGES_FIELDS = List.of("model", "messages", "max_tokens", "system",
+            "stop_sequences", "stream", "temperature", "top_p", "top_k", "thinking", "tools", "tool_choice",
+            "metadata", "service_tier");
+    private static final Map<String, String> MESSAGES_BASE = Map.of("model", "\"fake-model\"", "max_tokens", "4",
+            "messages", "[{\"role\":\"user\",\"content\":\"Hi\"}]");
+
     @BeforeAll
     static void start() {
         server = new TestServer();
@@ -88,6 +105,18 @@ class HostileJsonTest {
     @AfterAll
     static void stop() {
         server.close();
+    }
+
+    /** Every top-level field of a Responses request with every JSON kind: a 200 or a 4xx in OpenAI's shape. */
+    @TestFactory
+    Stream<DynamicTest> everyResponsesFieldWithEveryType() {
+        return anyTypes("/v1/responses", RESPONSES_BASE, RESPONSES_FIELDS);
+    }
+
+    /** Every top-level field of a Messages request with every JSON kind: a 200 or a 4xx in Anthropic's shape. */
+    @TestFactory
+    Stream<DynamicTest> everyMessagesFieldWithEveryType() {
+        return anyTypes("/v1/messages", MESSAGES_BASE, MESSAGES_FIELDS);
     }
 
     @TestFactory
@@ -195,6 +224,30 @@ class HostileJsonTest {
             });
         }
         return tests.stream();
+    }
+
+    private static Stream<DynamicTest> anyTypes(String path, Map<String, String> base, List<String> fields) {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String field : fields) {
+            SAMPLES.forEach((kind, values) -> {
+                for (String value : values) {
+                    tests.add(DynamicTest.dynamicTest(field + "=" + value,
+                            () -> expectNoServerError(path, with(base, field, value))));
+                }
+            });
+        }
+        return tests.stream();
+    }
+
+    /** A 5xx or a hang fails; a 4xx carries an {@code error} object with a message, as both protocols' shapes do. */
+    private static void expectNoServerError(String path, byte[] body) throws Exception {
+        RawHttp.Response response = RawHttp.exchange(server.server.port(), RawHttp.post(path, body, ""), false);
+        assertThat(response.status()).as(response.toString()).isBetween(200, 499);
+        if (response.status() >= 400) {
+            JsonNode error = TestServer.MAPPER.readTree(response.body()).get("error");
+            assertThat(error).as(response.toString()).isNotNull();
+            assertThat(error.path("message").isTextual()).as(response.toString()).isTrue();
+        }
     }
 
     /** The body with one field set (replaced if present). */

@@ -48,6 +48,22 @@ class DatabaseTest {
     }
 
     @Test
+    void keptResponsesArePerAccount() {
+        try (Database db = TestDatabases.open(kind())) {
+            var responses = new ResponseTable(db);
+            String big = "{\"text\":\"" + "x".repeat(100_000) + "\"}";
+            var kept = new dev.inferd.server.responses.StoredResponse("resp_1", 1_000, big, "[{\"id\":\"msg_1\"}]", "[]");
+            responses.put("acct_a", kept);
+            responses.put("acct_a", kept); // a second put replaces
+            assertThat(responses.get("acct_a", "resp_1")).contains(kept);
+            assertThat(responses.get("acct_b", "resp_1")).isEmpty();
+            assertThat(responses.delete("acct_b", "resp_1")).isFalse();
+            assertThat(responses.delete("acct_a", "resp_1")).isTrue();
+            assertThat(responses.get("acct_a", "resp_1")).isEmpty();
+        }
+    }
+
+    @Test
     void theModelCatalogKeepsItsOrderAndRemovalsAndIsFilledOnce() {
         try (Database db = TestDatabases.open(kind())) {
             var catalog = new CatalogStore(db);

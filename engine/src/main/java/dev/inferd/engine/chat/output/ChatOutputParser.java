@@ -17,7 +17,7 @@ public final class ChatOutputParser {
 
     private final Recorder recorder;
     private final ReasoningSplitter reasoning;
-    private final ToolCallParser tools;
+    private final CallSyntaxParser tools;
     private boolean finished;
 
     /**
@@ -28,7 +28,7 @@ public final class ChatOutputParser {
      */
     public ChatOutputParser(ToolCallFormat toolCallFormat, boolean separateReasoning, boolean startsInReasoning, OutputListener listener) {
         this.recorder = new Recorder(listener);
-        this.tools = toolCallFormat == null ? null : new ToolCallParser(toolCallFormat, recorder);
+        this.tools = toolCallFormat == null ? null : CallSyntaxParser.of(toolCallFormat, recorder);
         this.reasoning = separateReasoning
                 ? new ReasoningSplitter(startsInReasoning, recorder, tools == null ? recorder::content : tools::accept)
                 : null;

@@ -37,7 +37,7 @@ public final class ToolCallGrammar {
      */
     public static Grammar forced(ToolCallFormat format, List<Tool> tools, boolean parallel, GrammarCache cache) {
         return cache.wrapped("forced " + format + (parallel ? " parallel" : " single"), callSchema(format, tools),
-                call -> forcedSyntax(format, call, parallel, JsonSchemaCompiler.whitespace(cache.options())));
+                call -> forcedSyntax(format, call, parallel, Blanks.of(cache.options())));
     }
 
     /**
@@ -46,7 +46,7 @@ public final class ToolCallGrammar {
      */
     public static Grammar afterTrigger(ToolCallFormat format, List<Tool> tools, boolean parallel, GrammarCache cache) {
         return cache.wrapped("triggered " + format + (parallel ? " parallel" : " single"), callSchema(format, tools),
-                call -> triggeredSyntax(format, call, parallel, JsonSchemaCompiler.whitespace(cache.options())));
+                call -> triggeredSyntax(format, call, parallel, Blanks.of(cache.options())));
     }
 
     /**
@@ -68,43 +68,56 @@ public final class ToolCallGrammar {
         };
     }
 
-    private static Expr forcedSyntax(ToolCallFormat format, Expr call, boolean parallel, Expr ws) {
+    /**
+     * Blanks of the call syntax: {@code inside} and after separators as the JSON layout has them, and
+     * {@code line} around a Hermes call (a line break in the compact layout, as the templates write it).
+     */
+    private record Blanks(Expr inside, Expr afterColon, Expr afterSeparator, Expr line) {
+        static Blanks of(JsonSchemaCompiler.Options options) {
+            var layout = JsonSchemaCompiler.Layout.of(options);
+            Expr line = options.freeLayout() ? layout.inside() : Expr.literal("\n");
+            return new Blanks(layout.inside(), layout.afterColon(), layout.afterComma(), line);
+        }
+    }
+
+    private static Expr forcedSyntax(ToolCallFormat format, Expr call, boolean parallel, Blanks ws) {
         return switch (format) {
             case LLAMA3 -> separated(call, Expr.literal(";"), parallel, ws);
-            case HERMES -> hermesBlocks(Expr.seq(marker("<tool_call>"), ws), call, parallel, ws);
+            case HERMES -> hermesBlocks(Expr.seq(marker("<tool_call>"), ws.line()), call, parallel, ws);
             case MISTRAL -> Expr.seq(marker("[TOOL_CALLS]"), list(call, parallel, ws));
             case GENERIC -> genericWrapper(call, parallel, ws);
         };
     }
 
-    private static Expr triggeredSyntax(ToolCallFormat format, Expr call, boolean parallel, Expr ws) {
+    private static Expr triggeredSyntax(ToolCallFormat format, Expr call, boolean parallel, Blanks ws) {
         return switch (format) {
-            case LLAMA3 -> Expr.seq(ws, separated(call, Expr.literal(";"), parallel, ws));
-            case HERMES -> hermesBlocks(ws, call, parallel, ws);
-            case MISTRAL -> Expr.seq(ws, list(call, parallel, ws));
+            case LLAMA3 -> Expr.seq(ws.inside(), separated(call, Expr.literal(";"), parallel, ws));
+            case HERMES -> hermesBlocks(ws.line(), call, parallel, ws);
+            case MISTRAL -> Expr.seq(ws.inside(), list(call, parallel, ws));
             case GENERIC -> Expr.alt(genericWrapper(call, parallel, ws), call);
         };
     }
 
     /** {@code <tool_call>} call {@code </tool_call>} blocks; {@code first} is what opens the first one. */
-    private static Expr hermesBlocks(Expr first, Expr call, boolean parallel, Expr ws) {
-        Expr close = Expr.seq(ws, call, ws, marker("</tool_call>"));
+    private static Expr hermesBlocks(Expr first, Expr call, boolean parallel, Blanks ws) {
+        Expr close = Expr.seq(call, ws.line(), marker("</tool_call>"));
         Expr one = Expr.seq(first, close);
         if (!parallel) return one;
-        return Expr.seq(one, Expr.star(Expr.seq(ws, marker("<tool_call>"), close)));
+        return Expr.seq(one, Expr.star(Expr.seq(ws.line(), marker("<tool_call>"), ws.line(), close)));
     }
 
-    private static Expr genericWrapper(Expr call, boolean parallel, Expr ws) {
-        return Expr.seq(Expr.literal("{"), ws, Expr.literal("\"tool_calls\""), ws, Expr.literal(":"), ws,
-                list(call, parallel, ws), ws, Expr.literal("}"));
+    private static Expr genericWrapper(Expr call, boolean parallel, Blanks ws) {
+        return Expr.seq(Expr.literal("{"), ws.inside(), Expr.literal("\"tool_calls\""), ws.inside(), Expr.literal(":"),
+                ws.afterColon(), list(call, parallel, ws), ws.inside(), Expr.literal("}"));
     }
 
-    private static Expr list(Expr call, boolean parallel, Expr ws) {
-        return Expr.seq(Expr.literal("["), ws, separated(call, Expr.literal(","), parallel, ws), ws, Expr.literal("]"));
+    private static Expr list(Expr call, boolean parallel, Blanks ws) {
+        return Expr.seq(Expr.literal("["), ws.inside(), separated(call, Expr.literal(","), parallel, ws), ws.inside(),
+                Expr.literal("]"));
     }
 
-    private static Expr separated(Expr call, Expr separator, boolean parallel, Expr ws) {
-        return parallel ? Expr.seq(call, Expr.star(Expr.seq(ws, separator, ws, call))) : call;
+    private static Expr separated(Expr call, Expr separator, boolean parallel, Blanks ws) {
+        return parallel ? Expr.seq(call, Expr.star(Expr.seq(ws.inside(), separator, ws.afterSeparator(), call))) : call;
     }
 
     /** A marker as its special token or as text. */

@@ -47,9 +47,10 @@ import static dev.inferd.engine.grammar.Expr.star;
  *       with names other than the listed ones.</li>
  *   <li>Without {@code additionalProperties}, an object with listed {@code properties} has no other
  *       members (as OpenAI's strict mode requires); an object schema listing none allows any.</li>
- *   <li>Whitespace: none at the start or end of the output, and at most
- *       {@link Options#maxWhitespace()} bytes between tokens of the JSON text, so a model cannot
- *       fill its budget with blanks but can still indent.</li>
+ *   <li>Whitespace: none at the start or end of the output; by default one compact layout
+ *       ({@code {"a": 1, "b": [1, 2]}}: one space after {@code :} and {@code ,}, nothing else), so that
+ *       a model spends no tokens on blanks and the shortest completion is the same for every output;
+ *       with {@link Options#freeLayout()}, bounded blanks wherever JSON allows them.</li>
  *   <li>Strings of a bounded length are at most {@value #MAX_COUNTED} characters, arrays at most that
  *       many items; numbers as {@link JsonPieces} bounds them; recursion at most 48 rule frames deep.</li>
  * </ul>
@@ -59,17 +60,41 @@ public final class JsonSchemaCompiler {
     static final int MAX_COUNTED = 1000;
 
     /**
-     * @param maxIndent at each place JSON allows whitespace, the grammar allows nothing, one space, or
-     *                  one line break followed by up to this many spaces and tabs: compact JSON, JSON
-     *                  with spaces after separators, and JSON pretty-printed up to this indent, but no
-     *                  runs of blanks or blank lines for a weak model to spend its tokens on
+     * @param maxIndent  with a free layout: at each place JSON allows whitespace, the grammar allows
+     *                   nothing, one space, or one line break followed by up to this many spaces and tabs:
+     *                   compact JSON, JSON with spaces after separators, and JSON pretty-printed up to
+     *                   this indent, but no runs of blanks or blank lines for a weak model to spend its
+     *                   tokens on
+     * @param freeLayout false (the default): exactly one layout, {@code {"a": 1, "b": [1, 2]}}
      */
-    public record Options(int maxIndent) {
-        /** Indents of up to 20: two-space pretty-printing ten levels deep. */
-        public static final Options DEFAULT = new Options(20);
+    public record Options(int maxIndent, boolean freeLayout) {
+        /** The compact layout. */
+        public static final Options DEFAULT = new Options(20, false);
+        /** Free layout with indents of up to 20: two-space pretty-printing ten levels deep. */
+        public static final Options FREE_LAYOUT = new Options(20, true);
 
         public Options {
             if (maxIndent < 0 || maxIndent > 1000) throw new IllegalArgumentException("maxIndent " + maxIndent);
+        }
+
+        /** A free layout with indents of up to {@code maxIndent}. */
+        public Options(int maxIndent) {
+            this(maxIndent, true);
+        }
+    }
+
+    /**
+     * Whitespace as the grammar allows it: {@code inside} after an opening bracket, before a colon
+     * and after a value; {@code afterColon}; {@code afterComma} (also after other separators).
+     */
+    public record Layout(Expr inside, Expr afterColon, Expr afterComma) {
+        public static Layout of(Options options) {
+            if (options.freeLayout()) {
+                Expr ws = JsonPieces.whitespace(options.maxIndent());
+                return new Layout(ws, ws, ws);
+            }
+            Expr space = oneByte(' ');
+            return new Layout(Expr.EMPTY, space, space);
         }
     }
 
@@ -88,13 +113,21 @@ public final class JsonSchemaCompiler {
 
     private final Object root;
     private final Expr ws;
+    private final Expr afterColon;
+    private final Expr afterComma;
+    /** Constants are written in the compact layout too ({@code {"a": [1, 2]}}). */
+    private final boolean compactLayout;
     private final List<Expr> rules = new ArrayList<>();
     private final Map<String, Integer> refRules = new HashMap<>();
     private int anyValueRule = -1;
 
     private JsonSchemaCompiler(Object root, Options options) {
         this.root = root;
-        this.ws = JsonPieces.whitespace(options.maxIndent());
+        Layout layout = Layout.of(options);
+        this.ws = layout.inside();
+        this.afterColon = layout.afterColon();
+        this.afterComma = layout.afterComma();
+        this.compactLayout = !options.freeLayout();
     }
 
     public static Grammar compile(Object schema) {
@@ -125,10 +158,6 @@ public final class JsonSchemaCompiler {
         return new Grammar(c.rules, description);
     }
 
-    /** Whitespace as the grammars of these options allow it between JSON tokens. */
-    public static Expr whitespace(Options options) {
-        return JsonPieces.whitespace(options.maxIndent());
-    }
 
     /** Any one JSON object (OpenAI's {@code json_object} mode). */
     public static Grammar anyObject(Options options) {
@@ -268,7 +297,7 @@ public final class JsonSchemaCompiler {
             }
             String text;
             try {
-                text = JsonText.write(v);
+                text = compactLayout ? JsonText.writeSpaced(v) : JsonText.write(v);
             } catch (IllegalArgumentException e) {
                 throw new UnsupportedSchemaException(keyword, path + "/" + keyword, e.getMessage());
             }
@@ -547,13 +576,13 @@ public final class JsonSchemaCompiler {
     }
 
     private Expr anyObjectOf(Expr value) {
-        Expr member = seq(JsonPieces.ANY_STRING, ws, oneByte(':'), ws, value, ws);
-        return seq(oneByte('{'), ws, optional(seq(member, star(seq(oneByte(','), ws, member)))), oneByte('}'));
+        Expr member = seq(JsonPieces.ANY_STRING, ws, oneByte(':'), afterColon, value, ws);
+        return seq(oneByte('{'), ws, optional(seq(member, star(seq(oneByte(','), afterComma, member)))), oneByte('}'));
     }
 
     private Expr anyArrayOf(Expr value) {
         Expr element = seq(value, ws);
-        return seq(oneByte('['), ws, optional(seq(element, star(seq(oneByte(','), ws, element)))), oneByte(']'));
+        return seq(oneByte('['), ws, optional(seq(element, star(seq(oneByte(','), afterComma, element)))), oneByte(']'));
     }
 
     // ---- objects ----
@@ -598,13 +627,13 @@ public final class JsonSchemaCompiler {
         if (additionalValue != null) {
             var names = new LinkedHashSet<>(properties.keySet());
             names.addAll(required);
-            extra = seq(JsonStrings.stringExcept(names), ws, oneByte(':'), ws, additionalValue, ws);
+            extra = seq(JsonStrings.stringExcept(names), ws, oneByte(':'), afterColon, additionalValue, ws);
         }
         return seq(oneByte('{'), ws, members(members, extra), oneByte('}'));
     }
 
     private Expr member(String name, Expr value) {
-        return seq(literal(JsonText.string(name)), ws, oneByte(':'), ws, value, ws);
+        return seq(literal(JsonText.string(name)), ws, oneByte(':'), afterColon, value, ws);
     }
 
     /**
@@ -615,7 +644,7 @@ public final class JsonSchemaCompiler {
         int n = members.size();
         int end = 2 * (n + 1);
         var edges = new ArrayList<Expr.Dag.Edge>();
-        Expr comma = seq(oneByte(','), ws);
+        Expr comma = seq(oneByte(','), afterComma);
         for (int i = 0; i < n; i++) {
             Member member = members.get(i);
             for (int written = 0; written < 2; written++) {
@@ -680,7 +709,7 @@ public final class JsonSchemaCompiler {
     /** Elements from index {@code j} on, {@code j} of them already written. */
     private Expr elements(List<Expr> fixed, Expr rest, int min, int max, int j) {
         if (max != -1 && j >= max) return Expr.EMPTY;
-        Expr comma = seq(oneByte(','), ws);
+        Expr comma = seq(oneByte(','), afterComma);
         if (j >= fixed.size() && j >= min) {
             if (rest == null) return Expr.EMPTY;
             Expr element = seq(rest, ws);

@@ -18,11 +18,18 @@ public final class JsonText {
 
     public static String write(Object value) {
         var sb = new StringBuilder();
-        write(value, sb);
+        write(value, sb, ",", ":");
         return sb.toString();
     }
 
-    private static void write(Object value, StringBuilder sb) {
+    /** As {@link #write}, with a space after each {@code ,} and {@code :} (the grammars' compact layout). */
+    public static String writeSpaced(Object value) {
+        var sb = new StringBuilder();
+        write(value, sb, ", ", ": ");
+        return sb.toString();
+    }
+
+    private static void write(Object value, StringBuilder sb, String comma, String colon) {
         switch (value) {
             case null -> sb.append("null");
             case String s -> Json.string(sb, s);
@@ -42,19 +49,19 @@ public final class JsonText {
                 sb.append('{');
                 boolean first = true;
                 for (var e : m.entrySet()) {
-                    if (!first) sb.append(',');
+                    if (!first) sb.append(comma);
                     first = false;
                     Json.string(sb, String.valueOf(e.getKey()));
-                    sb.append(':');
-                    write(e.getValue(), sb);
+                    sb.append(colon);
+                    write(e.getValue(), sb, comma, colon);
                 }
                 sb.append('}');
             }
             case List<?> l -> {
                 sb.append('[');
                 for (int i = 0; i < l.size(); i++) {
-                    if (i > 0) sb.append(',');
-                    write(l.get(i), sb);
+                    if (i > 0) sb.append(comma);
+                    write(l.get(i), sb, comma, colon);
                 }
                 sb.append(']');
             }

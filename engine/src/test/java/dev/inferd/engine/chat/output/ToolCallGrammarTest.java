@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ToolCallGrammarTest {
     private static final SchemaRegistry SCHEMAS = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
-    private static final GrammarCache CACHE = new GrammarCache(16, JsonSchemaCompiler.Options.DEFAULT);
+    private static final GrammarCache CACHE = new GrammarCache(16, JsonSchemaCompiler.Options.FREE_LAYOUT);
     private static final Map<String, Object> WEATHER = Map.of("type", "object",
             "properties", Map.of("city", Map.of("type", "string", "maxLength", 8), "unit", Map.of("enum", List.of("c", "f"))),
             "required", List.of("city", "unit"), "additionalProperties", false);

@@ -108,6 +108,11 @@ public final class Accounts {
         return keys.byId(accountId, keyId).orElseThrow(() -> new NoSuchElementException("no key " + keyId));
     }
 
+    /** The key with this id, whichever account holds it: its id alone names it. */
+    public ApiKey key(String keyId) {
+        return keys.byId(keyId).orElseThrow(() -> new NoSuchElementException("no key " + keyId));
+    }
+
     /**
      * A new secret for the key; its previous secrets keep working for {@code grace} (zero ends them at once; at most
      * {@link InputRules#MAX_GRACE}).

@@ -3,21 +3,17 @@ package dev.inferd.server.cloud.auth;
 import dev.inferd.server.http.ServerRequest;
 import dev.inferd.server.openai.ApiError;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-
 /**
  * The operator's token, which the admin API and {@code /metrics} want as {@code Authorization: Bearer TOKEN}: kept
  * as a SHA-256 and compared in constant time. Without a configured token both are closed (403).
  */
 public final class OperatorToken {
 
-    private final byte[] hash;
+    private final String hash;
 
     /** @param token null or blank for none */
     public OperatorToken(String token) {
-        this.hash = token == null || token.isBlank() ? null : sha256(token);
+        this.hash = token == null || token.isBlank() ? null : Secrets.hash(token);
     }
 
     public boolean isConfigured() {
@@ -35,16 +31,8 @@ public final class OperatorToken {
                     + "(operator_token in --config, or INFERD_OPERATOR_TOKEN).");
         }
         String presented = Credentials.secret(request);
-        if (presented == null || !MessageDigest.isEqual(sha256(presented), hash)) {
+        if (presented == null || !Secrets.matches(presented, hash)) {
             throw Authenticator.unauthenticated("A valid operator token is required.", "invalid_operator_token");
-        }
-    }
-
-    private static byte[] sha256(String s) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

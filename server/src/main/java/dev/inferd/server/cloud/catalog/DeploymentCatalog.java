@@ -7,6 +7,7 @@ import dev.inferd.server.pool.ModelSource;
 import dev.inferd.server.store.CatalogModel;
 import dev.inferd.server.store.CatalogStore;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.StoreChanges;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -25,9 +26,10 @@ import java.util.function.Consumer;
  * The models a hosted deployment lists and loads on demand, kept in its database so that they outlast a restart.
  * A new database starts with the built-in catalog; the operator adds and removes models at run time (the admin
  * API, or a config file's {@code models} applied on reload), and the list follows at once. Reads come from a copy
- * in memory, so listing costs no query.
+ * in memory, so listing costs no query; on PostgreSQL that copy is read again whenever any process changes the
+ * catalog ({@link StoreChanges}), so every gateway and worker lists the same models within a second.
  */
-public final class DeploymentCatalog implements ModelSource {
+public final class DeploymentCatalog implements ModelSource, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DeploymentCatalog.class.getName());
 
@@ -36,6 +38,7 @@ public final class DeploymentCatalog implements ModelSource {
     private final Clock clock;
     private volatile SequencedMap<String, CatalogModel> models = new LinkedHashMap<>();
     private volatile Consumer<String> onRemoved = id -> { };
+    private final StoreChanges.Subscription changes;
 
     /**
      * Opens the catalog of {@code db}, filling it with the built-in catalog when it never held a model, then
@@ -50,6 +53,19 @@ public final class DeploymentCatalog implements ModelSource {
             refresh();
             if (configured != null) apply(configured);
         }
+        this.changes = db.changes().subscribe(StoreChanges.Topic.CATALOG, this::followChange);
+    }
+
+    /** Another process (or this one) changed the catalog: read it again, unloading what went. */
+    private void followChange() {
+        List<String> gone = reload(null);
+        if (!gone.isEmpty()) LOG.log(Level.INFO, "models taken off the catalog elsewhere: " + gone);
+    }
+
+    /** Stops following other processes' changes. */
+    @Override
+    public void close() {
+        changes.close();
     }
 
     /** Tells {@code listener} the id of every model taken off the list (to unload it). */

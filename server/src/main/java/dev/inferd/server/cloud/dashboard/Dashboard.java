@@ -9,6 +9,7 @@ import dev.inferd.server.cloud.auth.IssuedKey;
 import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.cloud.auth.Passwords;
 import dev.inferd.server.cloud.auth.Secrets;
+import dev.inferd.server.cloud.ratelimit.LocalRateLimiter;
 import dev.inferd.server.cloud.ratelimit.RateLimiter;
 import dev.inferd.server.cloud.usage.UsageCsv;
 import dev.inferd.server.cloud.usage.UsageReport;
@@ -62,7 +63,7 @@ public final class Dashboard implements CloudRoute {
     private final UserStore users;
     private final UsageStore usage;
     private final Clock clock;
-    private final RateLimiter signIns = new RateLimiter(Duration.ofMinutes(1));
+    private final RateLimiter signIns = new LocalRateLimiter(Duration.ofMinutes(1));
 
     public Dashboard(Database db, Accounts accounts, Clock clock) {
         this.accounts = accounts;

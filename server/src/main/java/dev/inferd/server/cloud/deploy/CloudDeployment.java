@@ -17,6 +17,7 @@ import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.pool.ModelPool;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.ResponseTable;
 
 import java.time.Clock;
 import java.util.List;
@@ -71,7 +72,7 @@ public final class CloudDeployment implements AutoCloseable {
                                         Clock clock) {
         var accounts = new Accounts(db, clock);
         var gateway = gateway(db, config, models, clock, accounts, null);
-        return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults(), gateway),
+        return new CloudDeployment(InferdServer.start(host, port, models, new SpeechModels(), ServerOptions.defaults().withResponses(new ResponseTable(db)), gateway),
                 gateway, accounts, null, null, null);
     }
 
@@ -92,7 +93,7 @@ public final class CloudDeployment implements AutoCloseable {
         var admin = new CatalogAdmin(catalog, pool, models.configuredModels());
         var gateway = gateway(db, config, registry, clock, accounts, admin);
         try {
-            return new CloudDeployment(InferdServer.start(host, port, registry, speech, ServerOptions.defaults(), gateway),
+            return new CloudDeployment(InferdServer.start(host, port, registry, speech, ServerOptions.defaults().withResponses(new ResponseTable(db)), gateway),
                     gateway, accounts, catalog, pool, admin);
         } catch (RuntimeException e) {
             pool.close();
@@ -135,6 +136,7 @@ public final class CloudDeployment implements AutoCloseable {
     public void close() {
         server.stop();
         gateway.close();
+        if (catalog != null) catalog.close();
         if (pool != null) pool.close();
     }
 }

@@ -50,6 +50,11 @@ public final class UsageMeter implements RequestHook {
     }
 
     @Override
+    public String owner() {
+        return principal.account().id();
+    }
+
+    @Override
     public synchronized void model(String model) {
         this.model = model;
         try {

@@ -1,0 +1,43 @@
+package dev.inferd.engine.batch;
+
+import dev.inferd.engine.model.Model;
+
+/**
+ * How the scheduler speculates: a draft model proposes tokens, or (without one) prompt lookup finds
+ * them in the sequence itself; the target model verifies a sequence's pending token and its draft in
+ * one pass, as rows of the same sequence. Greedy output is the same token for token as without a
+ * draft (a row's logits do not depend on the rows beside it), and sampled output is distributed as
+ * the target's (speculative sampling, {@link dev.inferd.engine.sample.Sampler#verify}).
+ *
+ * @param draft the draft model (its vocabulary's ids the target's), or null
+ * @param promptLookup whether sequences without a draft model draft by prompt lookup
+ * @param maxDraft the most draft tokens a sequence proposes in one step
+ */
+public record Speculation(Model draft, boolean promptLookup, int maxDraft) {
+    /** Draft tokens per step at most. */
+    public static final int DEFAULT_MAX_DRAFT = 8;
+    public static final Speculation NONE = new Speculation(null, false, 0);
+    public static final Speculation PROMPT_LOOKUP = new Speculation(null, true, DEFAULT_MAX_DRAFT);
+
+    public Speculation {
+        if (maxDraft < 0) throw new IllegalArgumentException("maxDraft must not be negative");
+        if ((draft != null || promptLookup) && maxDraft == 0) throw new IllegalArgumentException("speculation needs maxDraft > 0");
+    }
+
+    /** A draft model proposing up to {@link #DEFAULT_MAX_DRAFT} tokens. */
+    public static Speculation withDraft(Model draft) {
+        return new Speculation(draft, false, DEFAULT_MAX_DRAFT);
+    }
+
+    public boolean enabled() {
+        return draft != null || promptLookup;
+    }
+
+    /**
+     * The batch the target model must take under a scheduler of {@code config}: the drafts of all sequences
+     * beside the prompt chunk and the sequences' own tokens (the drafts of a step share {@link DraftLength#VERIFY_ROWS}).
+     */
+    public int targetBatch(Scheduler.Config config) {
+        return config.maxBatch() + (enabled() ? DraftLength.VERIFY_ROWS : 0);
+    }
+}
