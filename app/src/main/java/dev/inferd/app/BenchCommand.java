@@ -56,7 +56,7 @@ import java.util.function.Function;
                 "and the fraction of the memory-bandwidth limit that generation reaches.",
                 "Synthetic models have the exact shapes of real ones with random weights: --model synthetic:<shape>:<type>",
                 "(shapes: smollm2-135m, qwen2.5-0.5b, llama-3.2-1b, qwen3-0.6b, gemma-3-1b, gemma-2-2b, phi-3.5-mini;",
-                "types: F32, F16, BF16, Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K).",
+                "types: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K_M, Q5_K_M, Q6_K).",
                 "--write-synthetic writes such a file, so llama-bench can run the very same model.",
                 "The report names the CPU and its VNNI and AMX support, which llama.cpp uses and inferd cannot."})
 public final class BenchCommand implements Callable<Integer> {

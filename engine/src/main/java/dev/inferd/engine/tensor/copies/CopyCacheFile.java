@@ -50,7 +50,7 @@ public final class CopyCacheFile implements CopyStore {
     private static final String MAGIC_TEXT = "INFERD-COPIES\n";
     private static final byte[] MAGIC = MAGIC_TEXT.getBytes(StandardCharsets.US_ASCII);
     /** Bumped with any change to a copy's layout or to this file's: an older cache is then rebuilt. */
-    static final int FORMAT = 9;
+    static final int FORMAT = 10;
     /** Temporary files older than this were left by a process that died while saving. */
     private static final java.time.Duration ABANDONED = java.time.Duration.ofDays(1);
     private static final long PAGE = 4096;

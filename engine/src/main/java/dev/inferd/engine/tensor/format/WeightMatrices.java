@@ -17,6 +17,7 @@ import dev.inferd.engine.tensor.format.q4_0.Q4_0Matrix;
 import dev.inferd.engine.tensor.format.q4_1.Q4_1Matrix;
 import dev.inferd.engine.tensor.format.q4_k.Q4_KInterleaved;
 import dev.inferd.engine.tensor.format.q4_k.Q4_KMatrix;
+import dev.inferd.engine.tensor.format.q5_0.Q5_0Interleaved;
 import dev.inferd.engine.tensor.format.q5_0.Q5_0Matrix;
 import dev.inferd.engine.tensor.format.q5_1.Q5_1Matrix;
 import dev.inferd.engine.tensor.format.q5_k.Q5_KInterleaved;
@@ -31,7 +32,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A tensor's matrix: the format package for its GGML type, and the decode copy ({@link InterleavedRows}) that
- * Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices with rows in sets of 16 get for generated tokens.
+ * Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K matrices with rows in sets of 16 get for generated tokens.
  */
 public final class WeightMatrices {
     /** Which tensors get a copy and how long it is, for a cache file of copies. */
@@ -68,7 +69,7 @@ public final class WeightMatrices {
         return of(type, rows, cols, data, CopyStore.inMemory(), type + " " + rows + "x" + cols);
     }
 
-    /** Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices whose shape allows get an interleaved copy from {@code copies}, filed under {@code tensor}. */
+    /** Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K matrices whose shape allows get an interleaved copy from {@code copies}, filed under {@code tensor}. */
     public static WeightMatrix of(GGMLType type, int rows, int cols, MemorySegment data, CopyStore copies, String tensor) {
         return switch (type) {
             case F32 -> new F32Matrix(rows, cols, data);
@@ -77,7 +78,7 @@ public final class WeightMatrices {
             case Q8_0 -> new Q8_0Matrix(rows, cols, data, interleaved(type, data, rows, cols, copies, tensor));
             case Q4_0 -> new Q4_0Matrix(rows, cols, data, interleaved(type, data, rows, cols, copies, tensor));
             case Q4_1 -> new Q4_1Matrix(rows, cols, data);
-            case Q5_0 -> new Q5_0Matrix(rows, cols, data);
+            case Q5_0 -> new Q5_0Matrix(rows, cols, data, interleaved(type, data, rows, cols, copies, tensor));
             case Q5_1 -> new Q5_1Matrix(rows, cols, data);
             case Q2_K -> new Q2_KMatrix(rows, cols, data);
             case Q3_K -> new Q3_KMatrix(rows, cols, data);
@@ -105,6 +106,7 @@ public final class WeightMatrices {
         int blockBytes = switch (type) {
             case Q8_0 -> Q8_0Interleaved.BLOCK_BYTES;
             case Q4_0 -> Q4_0Interleaved.BLOCK_BYTES;
+            case Q5_0 -> Q5_0Interleaved.BLOCK_BYTES;
             case Q4_K -> Q4_KInterleaved.BLOCK_BYTES;
             case Q5_K -> Q5_KInterleaved.BLOCK_BYTES;
             case Q6_K -> Q6_KInterleaved.BLOCK_BYTES;
@@ -124,6 +126,7 @@ public final class WeightMatrices {
         InterleavedRows copy = switch (type) {
             case Q8_0 -> new Q8_0Interleaved(rows, cols, slot.memory());
             case Q4_0 -> new Q4_0Interleaved(rows, cols, slot.memory());
+            case Q5_0 -> new Q5_0Interleaved(rows, cols, slot.memory());
             case Q4_K -> new Q4_KInterleaved(rows, cols, slot.memory());
             case Q5_K -> new Q5_KInterleaved(rows, cols, slot.memory());
             case Q6_K -> new Q6_KInterleaved(rows, cols, slot.memory());

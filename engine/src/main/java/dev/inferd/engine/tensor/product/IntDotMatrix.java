@@ -24,8 +24,8 @@ import java.nio.ByteOrder;
  *
  * <p>Generated tokens take the same kernels at every batch size ({@link #dot} alone, {@link #dot2} for
  * two activation rows): the per-block integer sums are exact, and each row's float operations are the
- * same in both, so a row's result never depends on its batch (Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices whose
- * rows come in sets of 16 take their {@link InterleavedRows} copy instead, one activation row at a time).
+ * same in both, so a row's result never depends on its batch (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K matrices
+ * whose rows come in sets of 16 take their {@link InterleavedRows} copy instead, one activation row at a time).
  * Prompt tokens take {@link TiledProduct} over the same rounded activations ({@link #tiledActivations}), except
  * with a Q4_0 or Q4_K copy on a machine with 512-bit vectors: there {@link IntTiledProduct} gives each row the row
  * kernel's bits, so a batch of any roles takes it or the row kernels by its size ({@link ProductPath}).

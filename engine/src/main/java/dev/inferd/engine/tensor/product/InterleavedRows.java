@@ -50,7 +50,8 @@ public abstract class InterleavedRows {
     public static final int STEP_BYTES = 2 * GROUP;
     /**
      * Bytes of a step read as it lies, a {@link #STEP_S} vector: two 16-bit lanes for each of a group's rows,
-     * several values packed in a lane (Q4_0 and Q4_K four, Q5_K three; Q6_K eight to three lanes).
+     * several values packed in a lane (Q4_0 and Q4_K four, Q5_K three; Q5_0 three and a bit of a sixteenth; Q6_K eight
+     * to three lanes).
      */
     public static final int LANE_STEP_BYTES = 4 * GROUP;
 

@@ -56,19 +56,19 @@ class InterleavedKernelsAllocateNothingTest {
             List.of("-XX:CompileCommand=dontinline,dev.inferd.engine.tensor.product.InterleavedKernelsAllocateNothingTest::callKernel");
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void aCompiledKernelAllocatesNothing(GGMLType type) throws Exception {
         OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.ONE_ENTRY.name());
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void aCompiledKernelForTwoEntriesAllocatesNothing(GGMLType type) throws Exception {
         OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.TWO_ENTRIES.name());
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void compiledPanelDecodingAllocatesNothing(GGMLType type) throws Exception {
         OwnJvm.run(OneKernel.class, FLAGS, type.name(), Kernel.PANEL.name());
     }
@@ -108,7 +108,7 @@ class InterleavedKernelsAllocateNothingTest {
         private static final long PROMPT_NANOS = 6_000_000_000L;
 
         public static void main(String[] args) {
-            GGMLType[] types = {GGMLType.Q8_0, GGMLType.Q4_0, GGMLType.Q4_K, GGMLType.Q5_K, GGMLType.Q6_K};
+            GGMLType[] types = {GGMLType.Q8_0, GGMLType.Q4_0, GGMLType.Q5_0, GGMLType.Q4_K, GGMLType.Q5_K, GGMLType.Q6_K};
             for (GGMLType type : types) {
                 assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
                 assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
@@ -174,7 +174,7 @@ class InterleavedKernelsAllocateNothingTest {
                 }
             }
             System.out.println(sink);
-            for (GGMLType type : new GGMLType[] {GGMLType.Q8_0, GGMLType.Q4_0, GGMLType.Q4_K, GGMLType.Q5_K, GGMLType.Q6_K}) {
+            for (GGMLType type : new GGMLType[] {GGMLType.Q8_0, GGMLType.Q4_0, GGMLType.Q5_0, GGMLType.Q4_K, GGMLType.Q5_K, GGMLType.Q6_K}) {
                 assertKernelAllocatesNothing(type, Kernel.ONE_ENTRY);
                 assertKernelAllocatesNothing(type, Kernel.TWO_ENTRIES);
             }

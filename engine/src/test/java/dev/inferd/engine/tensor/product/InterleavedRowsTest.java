@@ -41,7 +41,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void generatedTokensMatchTheDecodedWeightsTimesTheRoundedActivations(GGMLType type) {
         int pass = InterleavedRows.ROWS_PER_PASS;
         check(type, pass, 512, 1);
@@ -50,7 +50,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void everyRowDecodesFromTheCopyBitForBitAsStored(GGMLType type) {
         int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 1024;
         byte[] bytes = Quantizer.randomBlocks(type, rows * cols / type.blockSize(), 11, 1f);
@@ -69,7 +69,7 @@ class InterleavedRowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0", "Q4_K", "Q5_K", "Q6_K"})
     void promptPanelsDecodeFromTheCopyBitForBitAsStored(GGMLType type) {
         int group = InterleavedRows.GROUP;
         int rows = 3 * InterleavedRows.ROWS_PER_PASS, cols = 2048, stride = Math.max(TiledProduct.WIDTH, 2 * group);
@@ -90,12 +90,12 @@ class InterleavedRowsTest {
     }
 
     /**
-     * The Q4_0, Q8_0, Q4_K and Q5_K copies keep the file's half scales (the k-quants' d and dmin) and their kernels widen them with a shift, a mask and a
+     * The Q4_0, Q8_0, Q5_0, Q4_K and Q5_K copies keep the file's half scales (the k-quants' d and dmin) and their kernels widen them with a shift, a mask and a
      * multiply: subnormal, zero, negative and the largest halves must come out as {@link Float#float16ToFloat} gives
      * them. The bound here is relative only, so that a row of tiny scales is held to it too.
      */
     @ParameterizedTest
-    @EnumSource(names = {"Q4_0", "Q8_0", "Q4_K", "Q5_K"})
+    @EnumSource(names = {"Q4_0", "Q8_0", "Q5_0", "Q4_K", "Q5_K"})
     void halfScalesOfEveryFiniteKindWidenExactly(GGMLType type) {
         short[] halves = {0x0001, (short) 0x8001, 0x03FF, (short) 0x83FF, 0x0400, (short) 0x8400, 0x0000, (short) 0x8000,
                 0x7BFF, (short) 0xFBFF, 0x3C00, (short) 0xBC00, 0x1234, (short) 0x9234};
@@ -118,6 +118,63 @@ class InterleavedRowsTest {
         float[] copied = new float[rows * cols];
         for (int r = 0; r < rows; r++) m.dequantizeRow(r, copied, r * cols);
         assertThat(copied).isEqualTo(Quantizer.dequantize(type, bytes, rows * cols));
+    }
+
+    /**
+     * Per block and row the copies of the 32-value types take llama.cpp's float steps in its order: the block's
+     * exact integer sum, converted, times the weight scale times the activation scale, added with one fused
+     * multiply-add. Written here as scalar code over the stored bytes, every row's product must come out bit
+     * for bit, for one activation row and for two (the batch kernel).
+     */
+    @ParameterizedTest
+    @EnumSource(names = {"Q8_0", "Q4_0", "Q5_0"})
+    void aCopiedRowIsTheBlockArithmeticOfItsStoredBytesBitForBit(GGMLType type) {
+        int rows = 2 * InterleavedRows.ROWS_PER_PASS, cols = 1024, blocks = cols / 32;
+        byte[] bytes = Quantizer.randomBlocks(type, rows * blocks, 17, 1f);
+        var random = new java.util.Random(19);
+        for (int k = 0; k < rows * blocks; k++) { // scales of many sizes and both signs
+            short half = Float.floatToFloat16((random.nextBoolean() ? 1 : -1) * (float) Math.pow(2, -12 + 10 * random.nextDouble()));
+            bytes[k * type.blockBytes()] = (byte) half;
+            bytes[k * type.blockBytes() + 1] = (byte) (half >> 8);
+        }
+        var m = (IntDotMatrix) WeightMatrices.of(type, rows, cols, MemorySegment.ofArray(bytes));
+        assertThat(m.rowUnit()).isEqualTo(InterleavedRows.ROWS_PER_PASS);
+        for (int batch = 1; batch <= 2; batch++) {
+            float[] x = QuantizerTest.randomValues(batch * cols, 23 + batch);
+            float[] out = new float[batch * rows];
+            m.multiply(x, batch, out, 0);
+            var q8 = new Q8Activations();
+            q8.quantize(x, 0, batch, cols, Q8Activations.Q8_0);
+            float[] expected = new float[batch * rows];
+            for (int b = 0; b < batch; b++) {
+                for (int r = 0; r < rows; r++) {
+                    float acc = 0;
+                    for (int k = 0; k < blocks; k++) {
+                        int at = (r * blocks + k) * type.blockBytes();
+                        int sum = 0;
+                        for (int j = 0; j < 32; j++) sum += storedValue(type, bytes, at, j) * q8.q[b * cols + 32 * k + j];
+                        float scale = Float.float16ToFloat((short) (bytes[at] & 0xFF | bytes[at + 1] << 8));
+                        acc = Math.fma((float) sum, scale * q8.d[b * blocks + k], acc);
+                    }
+                    expected[b * rows + r] = acc;
+                }
+            }
+            assertThat(out).as("%s, %d activation rows", type, batch).containsExactly(expected);
+        }
+    }
+
+    /** Value j of the stored block at {@code at} as the signed integer its scale multiplies (ggml's layouts). */
+    private static int storedValue(GGMLType type, byte[] bytes, int at, int j) {
+        return switch (type) {
+            case Q8_0 -> bytes[at + 2 + j];
+            case Q4_0 -> ((j < 16 ? bytes[at + 2 + j] : bytes[at + 2 + j - 16] >> 4) & 0x0F) - 8;
+            case Q5_0 -> {
+                int qh = bytes[at + 2] & 0xFF | (bytes[at + 3] & 0xFF) << 8 | (bytes[at + 4] & 0xFF) << 16 | (bytes[at + 5] & 0xFF) << 24;
+                int nibble = (j < 16 ? bytes[at + 6 + j] : bytes[at + 6 + j - 16] >> 4) & 0x0F;
+                yield (nibble | (qh >>> j & 1) << 4) - 16;
+            }
+            default -> throw new IllegalArgumentException(type.toString());
+        };
     }
 
     private static void check(GGMLType type, int rows, int cols, int batch) {

@@ -1,8 +1,8 @@
 package dev.inferd.engine.tensor.format.q5_0;
 
 import static dev.inferd.engine.tensor.vector.Lanes.sum;
-import static dev.inferd.engine.tensor.vector.Lanes.sum;
 import dev.inferd.engine.tensor.product.IntDotMatrix;
+import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.FloatVector;
@@ -19,7 +19,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Integer kernel as Q4_0's: value - 16 is the nibble minus 16 where the fifth bit is clear, so each
  * half's 16 bits of the word, tested lane by lane, choose what to subtract. Products are at most
- * 16 * 127, so the halves' sum and its pair sums stay inside 16 bits.
+ * 16 * 127, so the halves' sum and its pair sums stay inside 16 bits. These kernels serve matrices whose
+ * rows do not come in whole passes of {@link InterleavedRows}; the others read their copy.
  */
 public final class Q5_0Matrix extends IntDotMatrix {
     private static final int BLOCK_BYTES = 22;
@@ -28,8 +29,9 @@ public final class Q5_0Matrix extends IntDotMatrix {
     /** Lane j: bit j. */
     private static final ShortVector BITS = bitPerLane();
 
-    public Q5_0Matrix(int rows, int cols, MemorySegment data) {
-        super(GGMLType.Q5_0, rows, cols, data, Q8Activations.Q8_0);
+    /** Over {@code data}, generated tokens reading {@code copy} where there is one ({@link Q5_0Interleaved}). */
+    public Q5_0Matrix(int rows, int cols, MemorySegment data, InterleavedRows copy) {
+        super(GGMLType.Q5_0, rows, cols, data, Q8Activations.Q8_0, copy);
     }
 
     @Override public GGMLType type() { return GGMLType.Q5_0; }
