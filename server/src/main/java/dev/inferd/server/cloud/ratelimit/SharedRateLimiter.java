@@ -8,6 +8,7 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.jdbc.PrimaryKeyMapper;
 import io.github.bucket4j.distributed.proxy.ExpiredEntriesCleaner;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
@@ -20,17 +21,17 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Buckets kept where every gateway sees them (Bucket4j's distributed buckets): each request's turn is one
  * compare-and-swap of its key's bucket in PostgreSQL ({@code SELECT ... FOR UPDATE} on a row of
  * {@code inferd_rate_buckets}) or in Redis (Lettuce), so the limit holds for the keys' traffic in total.
  * A bucket's id is its key and limit, so a changed limit starts a fresh bucket; buckets expire once full again.
- * The requests of one process take one bucket in turn ({@link Turns}), so a burst of hundreds on one key reaches
- * the store one request per process at a time instead of all at once.
+ * The requests of one process for one bucket go to the store in batches (Bucket4j's batching: those that arrive while
+ * one is under way go together as one command, so the bucket stays exact): a burst of hundreds on one key costs a few
+ * round trips, where a round trip each would queue on the row lock (PostgreSQL) or retry its compare-and-swap (Redis)
+ * until the store's timeout turned them into 503s.
  * PostgreSQL's buckets are written without waiting for the disk ({@link Database#unsyncedDataSource}): a crash may
  * give back the last fraction of a second's tokens, which costs nothing, where a sync per request would cost
  * milliseconds. When the store cannot be reached the request is answered 503, never let through unlimited.
@@ -48,7 +49,7 @@ public final class SharedRateLimiter implements RateLimiter {
     private final Duration period;
     private final AutoCloseable connection;
     private final String backend;
-    private final Map<String, Turns> proxies = new ConcurrentHashMap<>();
+    private final Map<String, BucketProxy> proxies = new ConcurrentHashMap<>();
     private final AtomicLong lastCleaned = new AtomicLong(System.nanoTime());
 
     private SharedRateLimiter(ProxyManager<String> buckets, Duration period, AutoCloseable connection, String backend) {
@@ -98,35 +99,14 @@ public final class SharedRateLimiter implements RateLimiter {
     @Override
     public RateDecision tryAcquire(String keyId, int limit) {
         String id = keyId + "/" + limit;
-        Turns bucket = proxies.computeIfAbsent(id, i -> new Turns(buckets.builder().build(i,
-                () -> BucketConfiguration.builder().addLimit(BucketShape.bandwidth(limit, period)).build())));
+        BucketProxy bucket = proxies.computeIfAbsent(id, i -> buckets.builder().withOptimization(Optimizations.batching()).build(i,
+                () -> BucketConfiguration.builder().addLimit(BucketShape.bandwidth(limit, period)).build()));
         try {
-            if (!bucket.turn().tryLock(REQUEST_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw unavailable("no turn at the bucket of " + keyId + " within " + REQUEST_TIMEOUT);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable("interrupted while waiting for the bucket of " + keyId);
-        }
-        try {
-            RateDecision decision = BucketShape.decision(limit, bucket.proxy().tryConsumeAndReturnRemaining(1));
+            RateDecision decision = BucketShape.decision(limit, bucket.tryConsumeAndReturnRemaining(1));
             cleanNowAndThen();
             return decision;
         } catch (RuntimeException e) {
             throw unavailable(e.getMessage());
-        } finally {
-            bucket.turn().unlock();
-        }
-    }
-
-    /**
-     * One bucket and its turns: the requests of this process take the bucket one at a time, first come first served,
-     * so the store sees at most one request per process and bucket; hundreds at once would each queue on the row lock
-     * (PostgreSQL) or retry their compare-and-swap (Redis) until the store's timeout.
-     */
-    private record Turns(BucketProxy proxy, ReentrantLock turn) {
-        Turns(BucketProxy proxy) {
-            this(proxy, new ReentrantLock(true));
         }
     }
 
