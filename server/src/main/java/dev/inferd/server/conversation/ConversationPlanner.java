@@ -83,13 +83,15 @@ public final class ConversationPlanner {
 
     /**
      * The thinking budget over the output's other constraint: after that many tokens of thinking the engine writes
-     * the closing tag. Only where the model thinks in a block of its own: not under a grammar that holds the output
-     * from its first token (a forced call, a JSON format), and not on a generator that cannot be constrained.
+     * the closing tag. A request that turned thinking off ({@code enable_thinking: false}) has a budget of nothing,
+     * for the templates that have no such switch and open the block all the same. Only where the model thinks in a
+     * block of its own: not under a grammar that holds the output from its first token (a forced call, a JSON
+     * format), and not on a generator that cannot be constrained.
      */
     private static TokenConstraint.Factory withinThinkingBudget(TokenConstraint.Factory constraint,
                                                                 ConversationRequest request, TextGenerator generator,
                                                                 RenderedPrompt rendered) {
-        Integer budget = request.thinkingBudget();
+        Integer budget = Boolean.FALSE.equals(request.enableThinking()) ? Integer.valueOf(0) : request.thinkingBudget();
         if (budget == null || !generator.chatFormat().thinks() || request.tools().forcesCall()
                 || !(request.format() instanceof ResponseFormat.Text)) {
             return constraint;

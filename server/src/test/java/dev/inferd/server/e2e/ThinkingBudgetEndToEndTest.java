@@ -2,6 +2,7 @@ package dev.inferd.server.e2e;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.JsonValue;
 import com.anthropic.core.http.StreamResponse;
 import com.anthropic.helpers.MessageAccumulator;
 import com.anthropic.models.messages.ContentBlock;
@@ -17,6 +18,7 @@ import dev.inferd.engine.model.synthetic.TinyThinkingChatModel;
 import dev.inferd.server.http.InferdServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ThinkingBudgetEndToEndTest {
     private static final String MODEL = "tiny-thinking";
+    /** The same model with a template that has no {@code enable_thinking} switch: its prompt always opens thinking. */
+    private static final String ALWAYS = "tiny-always-thinking";
     private static final int BUDGET = 1024;
 
     @TempDir
@@ -47,8 +51,11 @@ class ThinkingBudgetEndToEndTest {
     @BeforeAll
     static void start() throws IOException {
         Path file = TinyThinkingChatModel.write(dir.resolve("tiny-thinking.gguf"));
-        Map<String, TextGenerator> models = Map.of(MODEL,
-                LocalTextGenerator.open(file, new LocalTextGenerator.Options(MODEL, null, 0)));
+        Path always = TinyThinkingChatModel.write(dir.resolve("tiny-always-thinking.gguf"),
+                TinyThinkingChatModel.ALWAYS_THINKING_TEMPLATE);
+        Map<String, TextGenerator> models = Map.of(
+                MODEL, LocalTextGenerator.open(file, new LocalTextGenerator.Options(MODEL, null, 0)),
+                ALWAYS, LocalTextGenerator.open(always, new LocalTextGenerator.Options(ALWAYS, null, 0)));
         server = InferdServer.start("127.0.0.1", 0, models);
         client = AnthropicOkHttpClient.builder().baseUrl("http://127.0.0.1:" + server.port()).apiKey("sk-anything")
                 .maxRetries(0).responseValidation(true).timeout(Duration.ofSeconds(120)).build();
@@ -60,8 +67,14 @@ class ThinkingBudgetEndToEndTest {
         if (server != null) server.close();
     }
 
+    /** Temperature 0, which this SDK version no longer has a setter for, sent as Anthropic's field all the same. */
     private static MessageCreateParams.Builder greedy(long maxTokens) {
-        return MessageCreateParams.builder().model(MODEL).maxTokens(maxTokens).temperature(0.0)
+        return greedy(MODEL, maxTokens);
+    }
+
+    private static MessageCreateParams.Builder greedy(String model, long maxTokens) {
+        return MessageCreateParams.builder().model(model).maxTokens(maxTokens)
+                .putAdditionalBodyProperty("temperature", JsonValue.from(0))
                 .addUserMessage("Think it over, then answer: what is 2+2?");
     }
 
@@ -78,7 +91,9 @@ class ThinkingBudgetEndToEndTest {
                 .thinking().strip();
     }
 
+    /** Some 3,500 generated tokens: seconds on a quiet machine, but more under load. */
     @Test
+    @Tag("slow")
     void theThinkingStopsAtItsBudgetAndTheAnswerFollows() {
         // The model's own thinking, cut by a cap of the budget's size: it does not close by itself that early.
         Message unbounded = client.messages().create(greedy(BUDGET).thinking(ThinkingConfigAdaptive.builder().build()).build());
@@ -102,8 +117,25 @@ class ThinkingBudgetEndToEndTest {
     void disabledThinkingGivesNoThinkingBlock() {
         for (var params : List.of(greedy(40).thinking(ThinkingConfigDisabled.builder().build()).build(), greedy(40).build())) {
             Message message = client.messages().create(params);
-            assertThat(message.content()).noneMatch(ContentBlock::isThinking);
+            assertThat(message.content()).noneMatch(block -> block.thinking().isPresent());
             assertThat(message.content().getFirst().text()).isPresent();
+        }
+    }
+
+    /**
+     * A template with no switch opens the thinking block whatever it is told: with thinking {@code disabled} the
+     * engine closes the block at once (a budget of nothing), so the reply has no thinking, and the answer follows.
+     */
+    @Test
+    void disabledThinkingIsClosedAtOnceWhereTheTemplateHasNoSwitch() {
+        Message thinks = client.messages().create(greedy(ALWAYS, 40).thinking(ThinkingConfigAdaptive.builder().build()).build());
+        assertThat(thinking(thinks)).isNotEmpty();
+        for (var params : List.of(greedy(ALWAYS, 40).thinking(ThinkingConfigDisabled.builder().build()).build(),
+                greedy(ALWAYS, 40).build())) {
+            Message message = client.messages().create(params);
+            assertThat(message.content()).as(message.toString())
+                    .noneMatch(block -> block.thinking().map(t -> !t.thinking().isBlank()).orElse(false));
+            assertThat(message.content()).anyMatch(block -> block.text().isPresent());
         }
     }
 }

@@ -27,7 +27,7 @@ class PrefillWireTest {
 
     @BeforeEach
     void template() {
-        server.model.template(TEMPLATE).text("\"name\": \"Ada\"}");
+        server.oddModel.template(TEMPLATE).text("\"name\": \"Ada\"}");
     }
 
     @AfterEach
@@ -36,12 +36,12 @@ class PrefillWireTest {
     }
 
     private static String chat(String lastAssistant, String extra) {
-        return "{\"model\":\"fake-model\",\"messages\":[{\"role\":\"user\",\"content\":\"Name as JSON\"},"
+        return "{\"model\":\"" + TestServer.ODD_MODEL + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Name as JSON\"},"
                 + "{\"role\":\"assistant\",\"content\":" + lastAssistant + "}]" + (extra.isEmpty() ? "" : "," + extra) + "}";
     }
 
     private static String messages(String lastAssistant, String extra) {
-        return "{\"model\":\"fake-model\",\"max_tokens\":2000,\"messages\":[{\"role\":\"user\",\"content\":\"Name as JSON\"},"
+        return "{\"model\":\"" + TestServer.ODD_MODEL + "\",\"max_tokens\":2000,\"messages\":[{\"role\":\"user\",\"content\":\"Name as JSON\"},"
                 + "{\"role\":\"assistant\",\"content\":" + lastAssistant + "}]" + (extra.isEmpty() ? "" : "," + extra) + "}";
     }
 
@@ -49,7 +49,7 @@ class PrefillWireTest {
     void aChatPrefillIsContinuedAndLeftOutOfTheReply() throws Exception {
         HttpResponse<String> response = server.post("/v1/chat/completions", chat("\"{\"", ""));
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        assertThat(server.model.lastRendered).isEqualTo("<|user|>\nName as JSON<|end|>\n<|assistant|>\n{");
+        assertThat(server.oddModel.lastRendered).isEqualTo("<|user|>\nName as JSON<|end|>\n<|assistant|>\n{");
         JsonNode message = TestServer.json(response).at("/choices/0/message");
         assertThat(message.get("content").asText()).isEqualTo("\"name\": \"Ada\"}");
         // the prompt's tokens: BOS and the rendered text's words, the prefill among them
@@ -61,7 +61,7 @@ class PrefillWireTest {
         for (String last : new String[] {"\"{\"", "[{\"type\":\"text\",\"text\":\"{\"}]"}) {
             HttpResponse<String> response = server.post("/v1/messages", messages(last, ""));
             assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-            assertThat(server.model.lastRendered).isEqualTo("<|user|>\nName as JSON<|end|>\n<|assistant|>\n{");
+            assertThat(server.oddModel.lastRendered).isEqualTo("<|user|>\nName as JSON<|end|>\n<|assistant|>\n{");
             JsonNode content = TestServer.json(response).get("content");
             assertThat(content).hasSize(1);
             assertThat(content.get(0).get("text").asText()).isEqualTo("\"name\": \"Ada\"}");
@@ -73,22 +73,22 @@ class PrefillWireTest {
     @Test
     void aPrefillKeepsTheTextTheTemplateWouldTrim() throws Exception {
         server.post("/v1/chat/completions", chat("\"Dear Ada,\\n\\n\"", ""));
-        assertThat(server.model.lastRendered).endsWith("<|assistant|>\nDear Ada,\n\n");
+        assertThat(server.oddModel.lastRendered).endsWith("<|assistant|>\nDear Ada,\n\n");
     }
 
     @Test
     void anEmptyFinalAssistantMessageIsNoPrefill() throws Exception {
         server.post("/v1/chat/completions", chat("\"\"", ""));
-        assertThat(server.model.lastMessages).hasSize(1);
+        assertThat(server.oddModel.lastMessages).hasSize(1);
         server.post("/v1/messages", messages("\"\"", ""));
-        assertThat(server.model.lastRendered).isEqualTo("<|user|>\nName as JSON<|end|>\n<|assistant|>\n");
+        assertThat(server.oddModel.lastRendered).isEqualTo("<|user|>\nName as JSON<|end|>\n<|assistant|>\n");
     }
 
     @Test
     void aPrefillCanComeWithToolsItDoesNotForce() throws Exception {
         HttpResponse<String> response = server.post("/v1/chat/completions", chat("\"{\"", TOOLS));
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        assertThat(server.model.lastRendered).endsWith("<|assistant|>\n{");
+        assertThat(server.oddModel.lastRendered).endsWith("<|assistant|>\n{");
     }
 
     @Test

@@ -21,6 +21,11 @@ class ReasoningWireTest {
         server.close();
     }
 
+    /** On the model with the larger context (tools take room). */
+    private String oddChat(String extra) {
+        return chat(extra).replace("fake-model", TestServer.ODD_MODEL);
+    }
+
     private String chat(String extra) {
         return "{\"model\":\"fake-model\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]" + extra + "}";
     }
@@ -66,10 +71,10 @@ class ReasoningWireTest {
      */
     @Test
     void aPromptThatOpensThinkingStartsTheReplyInIt() throws Exception {
-        server.model.template(OPENING_TEMPLATE).text("Let me see.</think> Hello there");
+        server.oddModel.template(OPENING_TEMPLATE).text("Let me see.</think> Hello there");
         String tool = ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}]";
         for (String extra : new String[] {"", tool, ",\"chat_template_kwargs\":{\"date_string\":\"today\"}"}) {
-            JsonNode message = TestServer.json(server.post("/v1/chat/completions", chat(extra)))
+            JsonNode message = TestServer.json(server.post("/v1/chat/completions", oddChat(extra)))
                     .get("choices").get(0).get("message");
             assertThat(message.get("reasoning_content").asText()).as(extra).isEqualTo("Let me see.");
             assertThat(message.get("content").asText()).as(extra).isEqualTo("Hello there");
@@ -78,8 +83,8 @@ class ReasoningWireTest {
 
     @Test
     void aPromptThatOpensThinkingStreamsItAsReasoning() throws Exception {
-        server.model.template(OPENING_TEMPLATE).text("Let me see.</think> Hello there");
-        String body = server.post("/v1/chat/completions", chat(",\"stream\":true")).body();
+        server.oddModel.template(OPENING_TEMPLATE).text("Let me see.</think> Hello there");
+        String body = server.post("/v1/chat/completions", oddChat(",\"stream\":true")).body();
         StringBuilder reasoning = new StringBuilder();
         StringBuilder content = new StringBuilder();
         for (String line : body.split("\n")) {
