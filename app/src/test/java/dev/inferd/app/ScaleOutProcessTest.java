@@ -393,6 +393,7 @@ class ScaleOutProcessTest {
                 defaults
                   mode http
                   timeout connect 2s
+                  timeout check 3s
                   timeout client 5m
                   timeout server 5m
                 frontend api
