@@ -1,6 +1,7 @@
 package dev.inferd.app;
 
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.JsonValue;
 import com.anthropic.helpers.MessageAccumulator;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
@@ -293,10 +294,12 @@ class ScaleOutProcessTest {
     @Test
     @Order(7)
     void messagesThroughHaproxyAnswerAndStreamAsOneAndAreBilled() throws Exception {
-        try (var client = AnthropicOkHttpClient.builder().baseUrl("http://127.0.0.1:" + balancer).apiKey(key)
-                .maxRetries(0).responseValidation(true).timeout(Duration.ofSeconds(60)).build()) {
-            var params = MessageCreateParams.builder().model("stories-b").maxTokens(16).temperature(0.0)
-                    .addUserMessage("Once upon a time").build();
+        var client = AnthropicOkHttpClient.builder().baseUrl("http://127.0.0.1:" + balancer).apiKey(key)
+                .maxRetries(0).responseValidation(true).timeout(Duration.ofSeconds(60)).build();
+        try {
+            // greedy, so that the whole answer and the stream are one text (this SDK has no temperature setter)
+            var params = MessageCreateParams.builder().model("stories-b").maxTokens(16)
+                    .putAdditionalBodyProperty("temperature", JsonValue.from(0.0)).addUserMessage("Once upon a time").build();
             Message whole = client.messages().create(params);
             var accumulator = MessageAccumulator.create();
             try (var stream = client.messages().createStreaming(params)) {
@@ -314,6 +317,8 @@ class ScaleOutProcessTest {
                     assertThat((long) r.completionTokens()).isEqualTo(whole.usage().outputTokens());
                 });
             }
+        } finally {
+            client.close();
         }
     }
 

@@ -87,17 +87,15 @@ final class ResponsesEndpoint {
      * when there is none, before any worker is asked). Null when the body does not parse: the worker says why.
      */
     String conversationKey(ServerRequest httpRequest, JsonNode body) {
-        JsonNode previous = body.get("previous_response_id");
-        List<? extends JsonNode> items;
-        if (previous != null && previous.isTextual()) {
-            items = history(RequestHook.of(httpRequest).owner(), previous.asText());
-        } else {
-            try {
-                items = ResponsesRequestParser.parse(body.deepCopy()).input();
-            } catch (ApiError e) {
-                return null;
-            }
+        ResponsesRequest request;
+        try {
+            request = ResponsesRequestParser.parse(body.deepCopy());
+        } catch (ApiError e) {
+            return null;
         }
+        List<? extends JsonNode> items = request.previousResponseId() != null
+                ? history(RequestHook.of(httpRequest).owner(), request.previousResponseId())
+                : request.input();
         if (items.isEmpty() || !(items.getFirst() instanceof ObjectNode first)) return null;
         ObjectNode start = first.deepCopy();
         start.remove("id");

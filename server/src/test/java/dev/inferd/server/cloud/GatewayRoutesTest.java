@@ -249,6 +249,50 @@ class GatewayRoutesTest {
     }
 
     @Test
+    void aMessagesStreamCutByItsWorkerEndsWithAnthropicsErrorEvent() throws Exception {
+        List<String> events = cutStream("/v1/messages", "{\"model\":\"model-08\",\"stream\":true,\"max_tokens\":1000,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        assertThat(events.getLast()).startsWith("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":");
+        assertThat(events).noneMatch(e -> e.startsWith("event: message_stop"));
+    }
+
+    @Test
+    void aResponsesStreamCutByItsWorkerEndsWithAnErrorEventAndNoCompletion() throws Exception {
+        List<String> events = cutStream("/v1/responses", "{\"model\":\"model-08\",\"stream\":true,\"input\":\"hi\"}");
+        assertThat(events.getLast()).startsWith("event: error\ndata: {\"type\":\"error\",\"code\":\"worker_failed\"")
+                .contains("\"sequence_number\":" + (events.size() - 1));
+        assertThat(events).noneMatch(e -> e.startsWith("event: response.completed"));
+    }
+
+    /** Starts a stream of a slow model, closes the worker serving it after a few events; the events the client got. */
+    private List<String> cutStream(String path, String body) throws Exception {
+        deploy(null);
+        openers.forEach(o -> o.slow.add("model-08"));
+        HttpResponse<java.io.InputStream> response = http.send(HttpRequest.newBuilder(URI.create(base() + path))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                .header("anthropic-version", "2023-06-01")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.statusCode()).isEqualTo(200);
+        var events = new ArrayList<String>();
+        try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(response.body(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            var event = new StringBuilder();
+            String line;
+            while ((line = reader.readLine()) != null) {
+                if (!line.isEmpty()) {
+                    event.append(line).append('\n');
+                    continue;
+                }
+                events.add(event.toString().strip());
+                event.setLength(0);
+                if (events.size() == 4) workers.get(servingWorker("model-08")).close();
+            }
+        }
+        assertThat(events).noneMatch(e -> e.contains("inferd-usage"));
+        return events;
+    }
+
+    @Test
     void aWorkerNeverActsForAnAccountWithoutTheSecret() throws Exception {
         deploy(null);
         Response kept = openai(key).responses().create(ResponseCreateParams.builder().model("model-05").input("Hi").build());
