@@ -243,7 +243,10 @@ final class ApiRouter {
         }
     }
 
-    /** {@code /v1/responses/{id}} (GET, DELETE) and {@code /v1/responses/{id}/input_items} (GET). */
+    /**
+     * {@code /v1/responses/{id}} (GET, DELETE) and {@code /v1/responses/{id}/input_items} (GET): answered here also on a
+     * gateway, whose store is the database its workers keep responses in.
+     */
     private void keptResponse(String method, String rest, ServerRequest request, ServerResponse response) {
         String path = ResponsesEndpoint.PATH + "/" + rest;
         String[] parts = rest.split("/", -1);
