@@ -228,7 +228,7 @@ public final class BenchCommand implements Callable<Integer> {
         long limit = maxSize != null ? maxSize : PoolOptionsMixin.physicalMemory() / 2;
         Path parent = workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir"));
         Files.createDirectories(parent);
-        Path dir = dryRun ? parent.resolve("inferd-decode-table") : Files.createTempDirectory(parent, "inferd-decode-table-");
+        Path dir = Files.createTempDirectory(parent, "inferd-decode-table-");
         var settings = new CatalogDecodeTable.Settings(llamaBench, limit, only, rounds, tokens, reps, threadCount,
                 tableOut, dir, dryRun);
         var pairs = CatalogDecodePairs.of(dev.inferd.app.models.Catalog.builtIn().entries());

@@ -124,7 +124,11 @@ final class CatalogDecodeTable {
             }
         } finally {
             stopAndClean();
-            Runtime.getRuntime().removeShutdownHook(cleanup);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or has run
+            }
         }
         out.println();
         for (CatalogDecodePairs.Without w : catalog.without()) {
