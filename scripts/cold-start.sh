@@ -38,14 +38,16 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 drop_caches() { if $cold; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; }
 body() { printf '{"model":"%s","messages":[{"role":"user","content":"Hello there"}],"max_tokens":%d,"temperature":0}' "$1" "$max_tokens"; }
 
-# Polls until a chat completion answers 200; prints "port_seconds answer_seconds" since $1.
-# Until the server listens curl gets no answer (000); while it loads, 503.
+# Polls GET /v1/models until the server answers at all (any status), then a chat completion until it
+# answers 200; prints "port_seconds answer_seconds" since $1. Until the server listens curl gets no
+# answer (000); while the model loads and warms up, 503.
 until_answer() {
-  local start=$1 url=$2 model=$3 auth=${4:-} listening="" code
-  for _ in $(seq 1 3000); do
+  local start=$1 url=$2 model=$3 auth=${4:-} listening code
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 300 "$url/v1/models" || true)" != 000 ]; do sleep 0.02; done
+  listening=$(now)
+  for _ in $(seq 1 30000); do
     code=$(curl -s -o "$work/out" -w '%{http_code}' --max-time 300 -X POST "$url/v1/chat/completions" \
       -H 'Content-Type: application/json' ${auth:+-H "Authorization: Bearer $auth"} -d "$(body "$model")" || true)
-    if [ -z "$listening" ] && [ "$code" != 000 ]; then listening=$(now); fi
     if [ "$code" = 200 ]; then
       local end; end=$(now)
       echo "$(echo "$listening - $start" | bc) $(echo "$end - $start" | bc)"
