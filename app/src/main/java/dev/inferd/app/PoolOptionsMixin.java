@@ -41,7 +41,8 @@ final class PoolOptionsMixin {
         return given.kvMemory() > 0 ? given : given.withKvMemory(Runtime.getRuntime().maxMemory() / DEFAULT_MAX_LOADED);
     }
 
-    private static long physicalMemory() {
+    /** The machine's RAM (the JVM's heap ceiling where the platform does not say). */
+    static long physicalMemory() {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
                 ? os.getTotalMemorySize() : Runtime.getRuntime().maxMemory();
     }

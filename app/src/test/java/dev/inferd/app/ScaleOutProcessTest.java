@@ -1,8 +1,16 @@
 package dev.inferd.app;
 
+import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.JsonValue;
+import com.anthropic.helpers.MessageAccumulator;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.responses.Response;
+import com.openai.models.responses.ResponseCreateParams;
+import com.openai.models.responses.ResponseStreamEvent;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.auth.Actor;
@@ -254,6 +262,69 @@ class ScaleOutProcessTest {
         Thread.sleep(1000);
         var params = ChatCompletionCreateParams.builder().model("stories-b").addUserMessage("Hello").maxCompletionTokens(4).build();
         for (int i = 0; i < 3; i++) assertThat(client(balancer, key).chat().completions().create(params).choices()).hasSize(1);
+    }
+
+    @Test
+    @Order(6)
+    void responsesThroughHaproxyAreKeptInTheDatabaseContinuedAndBilled() throws Exception {
+        OpenAIClient client = client(balancer, key);
+        var first = client.responses().create(ResponseCreateParams.builder().model("stories-a").input("Once upon a time")
+                .temperature(0.0).maxOutputTokens(16L).build());
+        assertThat(client.responses().retrieve(first.id()).id()).isEqualTo(first.id());
+        Response next = null;
+        try (var stream = client.responses().createStreaming(ResponseCreateParams.builder().model("stories-a")
+                .input("And then").previousResponseId(first.id()).temperature(0.0).maxOutputTokens(16L).build())) {
+            for (ResponseStreamEvent event : (Iterable<ResponseStreamEvent>) stream.stream()::iterator) {
+                // 16 tokens end the story early: response.incomplete
+                if (event.isCompleted()) next = event.asCompleted().response();
+                if (event.isIncomplete()) next = event.asIncomplete().response();
+            }
+        }
+        assertThat(next).as("the stream ended with its response").isNotNull();
+        assertThat(next.usage().orElseThrow().inputTokens()).isGreaterThan(first.usage().orElseThrow().inputTokens());
+        assertThat(client.responses().inputItems().list(next.id()).data()).hasSize(1);
+        try (Database db = Database.open(url)) {
+            var records = new UsageStore(db).list(UsageFilter.account(accountId), 1000).stream()
+                    .filter(r -> r.endpoint().equals("responses") && r.model() != null).toList();
+            assertThat(records).extracting(r -> (long) r.promptTokens()).contains(first.usage().orElseThrow().inputTokens(),
+                    next.usage().orElseThrow().inputTokens());
+            assertThat(records).extracting(r -> (long) r.completionTokens()).contains(first.usage().orElseThrow().outputTokens(),
+                    next.usage().orElseThrow().outputTokens());
+        }
+    }
+
+    @Test
+    @Order(7)
+    void messagesThroughHaproxyAnswerAndStreamAsOneAndAreBilled() throws Exception {
+        var client = AnthropicOkHttpClient.builder().baseUrl("http://127.0.0.1:" + balancer).apiKey(key)
+                .maxRetries(0).responseValidation(true).timeout(Duration.ofSeconds(60)).build();
+        try {
+            // greedy, so that the whole answer and the stream are one text (this SDK has no temperature setter)
+            var params = MessageCreateParams.builder().model("stories-b").maxTokens(16)
+                    .putAdditionalBodyProperty("temperature", JsonValue.from(0.0)).addUserMessage("Once upon a time").build();
+            Message whole = client.messages().create(params);
+            var accumulator = MessageAccumulator.create();
+            try (var stream = client.messages().createStreaming(params)) {
+                stream.stream().forEach(accumulator::accumulate);
+            }
+            Message streamed = accumulator.message();
+            assertThat(streamed.content().getFirst().text().orElseThrow().text())
+                    .isEqualTo(whole.content().getFirst().text().orElseThrow().text()).isNotBlank();
+            try (Database db = Database.open(url)) {
+                var records = new UsageStore(db).list(UsageFilter.account(accountId), 1000).stream()
+                        .filter(r -> r.endpoint().equals("messages")).toList();
+                // Anthropic's input_tokens leave out the cache's reads; a record counts the whole prompt, as cloud's do
+                long prompt = whole.usage().inputTokens() + whole.usage().cacheReadInputTokens().orElse(0L);
+                assertThat(records).hasSize(2).allSatisfy(r -> {
+                    assertThat(r.status()).isEqualTo(200);
+                    assertThat((long) r.promptTokens()).isEqualTo(prompt);
+                    assertThat((long) r.completionTokens()).isEqualTo(whole.usage().outputTokens());
+                });
+                assertThat(records).extracting(r -> (long) r.cachedTokens()).contains(whole.usage().cacheReadInputTokens().orElse(0L));
+            }
+        } finally {
+            client.close();
+        }
     }
 
     private static OpenAIClient client(int port, String secret) {
