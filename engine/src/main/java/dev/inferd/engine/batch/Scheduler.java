@@ -138,7 +138,8 @@ public final class Scheduler implements AutoCloseable {
         this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), maxWrite,
                 config.parallel());
         this.draftModel = speculation.draft() == null ? null
-                : new DraftModel(speculation.draft(), config, contextLength, model.config().vocabSize(), speculation.maxDraft());
+                : new DraftModel(speculation.draft(), config, contextLength, model.config().vocabSize(), speculation.maxDraft(),
+                        speculation.minProbability());
         this.batch = new Batch(batchSize);
         for (int s = 0; s < config.sequences(); s++) freeSequences.add(s);
         publish();
@@ -364,7 +365,7 @@ public final class Scheduler implements AutoCloseable {
         for (SequenceSlot s : decoding) {
             s.draftCount = 0;
             if (s.draftLength == null) {
-                s.draftLength = new DraftLength();
+                s.draftLength = draftModel != null ? DraftLength.forDraftModel() : DraftLength.forPromptLookup();
                 s.draft = new int[maxDraft];
             }
             int k = s.draftLength.next(maxDraft, decoding.size());
@@ -377,6 +378,8 @@ public final class Scheduler implements AutoCloseable {
         if (drafting.isEmpty()) return drafting;
         if (draftModel != null) {
             draftModel.propose(drafting);
+            // a pass of the draft model spent without a draft: a failed attempt (prompt lookup finding nothing costs nothing)
+            for (SequenceSlot s : drafting) if (s.draftDeclined) s.draftLength.observe(0, 0, maxDraft);
         } else {
             for (SequenceSlot s : drafting) s.draftCount = PromptLookup.propose(s.tokens(), s.size(), s.draftWanted, s.draft);
         }

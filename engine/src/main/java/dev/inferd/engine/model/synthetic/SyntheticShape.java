@@ -68,6 +68,13 @@ public record SyntheticShape(String name, String architecture, int embeddingLeng
     public static final SyntheticShape QWEN2_5_0_5B = new SyntheticShape("qwen2.5-0.5b", "qwen2",
             896, 24, 14, 2, 4864, 151936, 32768, 1_000_000f, 1e-6f, true, true, null);
 
+    /**
+     * Qwen/Qwen2.5-1.5B: the 0.5B's vocabulary at three times its bytes a token, a target for the 0.5B as a
+     * draft (speculative decoding's cost with a draft of realistic size).
+     */
+    public static final SyntheticShape QWEN2_5_1_5B = new SyntheticShape("qwen2.5-1.5b", "qwen2",
+            1536, 28, 12, 2, 8960, 151936, 32768, 1_000_000f, 1e-6f, true, true, null);
+
     /** meta-llama/Llama-3.2-1B. */
     public static final SyntheticShape LLAMA_3_2_1B = new SyntheticShape("llama-3.2-1b", "llama",
             2048, 16, 32, 8, 8192, 128256, 131072, 500_000f, 1e-5f, true, false,
@@ -89,7 +96,7 @@ public record SyntheticShape(String name, String architecture, int embeddingLeng
     public static final SyntheticShape PHI_3_5_MINI = new SyntheticShape("phi-3.5-mini", "phi3",
             3072, 32, 32, 32, 8192, 32064, 131072, 10_000f, 1e-5f, false, false, null, 96, 0);
 
-    public static final List<SyntheticShape> KNOWN = List.of(SMOLLM2_135M, QWEN2_5_0_5B, LLAMA_3_2_1B,
+    public static final List<SyntheticShape> KNOWN = List.of(SMOLLM2_135M, QWEN2_5_0_5B, QWEN2_5_1_5B, LLAMA_3_2_1B,
             QWEN3_0_6B, GEMMA_3_1B, GEMMA_2_2B, PHI_3_5_MINI);
 
 
