@@ -378,8 +378,13 @@ public final class Scheduler implements AutoCloseable {
         if (drafting.isEmpty()) return drafting;
         if (draftModel != null) {
             draftModel.propose(drafting);
-            // a pass of the draft model spent without a draft: a failed attempt (prompt lookup finding nothing costs nothing)
-            for (SequenceSlot s : drafting) if (s.draftDeclined) s.draftLength.observe(0, 0, maxDraft);
+            // a pass of the draft model spent without a draft: a failed attempt (prompt lookup finding nothing costs
+            // nothing); what the draft computed stands, and its full blocks go to the draft's prefix cache
+            for (SequenceSlot s : drafting) {
+                if (!s.draftDeclined) continue;
+                s.draftLength.observe(0, 0, maxDraft);
+                draftModel.rollBack(s, s.size());
+            }
         } else {
             for (SequenceSlot s : drafting) s.draftCount = PromptLookup.propose(s.tokens(), s.size(), s.draftWanted, s.draft);
         }
