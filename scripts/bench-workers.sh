@@ -2,6 +2,7 @@
 # Aggregate tokens/s of two synthetic models (smollm2-135m shapes, Q8_0, random weights) through one gateway:
 # both models on one worker, then one model on each of two workers. Every process runs on this machine, so two
 # workers share its cores: the figures show the routing's cost and balance, not a second machine's capacity.
+# The last lines compare the two phases' aggregate tokens/s per concurrency, as rows of docs/hosted.md's table.
 # Usage: scripts/bench-workers.sh [bench-serve options, e.g. --concurrency 4,8 --max-tokens 32]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -61,7 +62,7 @@ w1="$worker_pid"
 await_ready "$gateway_port"
 warm synth-a; warm synth-b
 echo "== one worker, both models"
-./inferd bench-serve --url "http://127.0.0.1:$gateway_port/v1" --model synth-a,synth-b --api-key-env BENCH_KEY "$@"
+./inferd bench-serve --url "http://127.0.0.1:$gateway_port/v1" --model synth-a,synth-b --api-key-env BENCH_KEY "$@" | tee "$work/one.txt"
 
 kill "$w1"; wait "$w1" 2>/dev/null || true
 sleep 4 # the gateway drops the stopped worker
@@ -73,4 +74,17 @@ start_worker w3
 sleep 2 # the gateway reads the registry a few times per --worker-ttl
 warm synth-b
 echo "== two workers, one model each"
-./inferd bench-serve --url "http://127.0.0.1:$gateway_port/v1" --model synth-a,synth-b --api-key-env BENCH_KEY "$@"
+./inferd bench-serve --url "http://127.0.0.1:$gateway_port/v1" --model synth-a,synth-b --api-key-env BENCH_KEY "$@" | tee "$work/two.txt"
+
+# bench-serve's rows: concurrency, requests, errors, tokens, aggregate tokens/s, ...
+echo
+echo "| concurrency | one worker, both models (tokens/s) | two workers, one model each (tokens/s) | two / one |"
+awk 'FNR == 1 { phase++ }
+     $1 ~ /^[0-9]+$/ { tps[phase, $1] = $5; errors[phase, $1] = $3; if (phase == 1) order[++n] = $1 }
+     END {
+       for (i = 1; i <= n; i++) {
+         c = order[i]; a = tps[1, c]; b = tps[2, c]
+         note = (errors[1, c] + errors[2, c] > 0) ? sprintf(" (errors: %d / %d)", errors[1, c], errors[2, c]) : ""
+         printf "| %s | %s | %s | %.2f%s |\n", c, a, b, (a > 0 ? b / a : 0), note
+       }
+     }' "$work/one.txt" "$work/two.txt"

@@ -55,8 +55,12 @@ import java.util.function.Function;
                 "Measure prompt processing (pp<P>) and generation (tg<N>) speed in tokens/s, as llama-bench does,",
                 "and the fraction of the memory-bandwidth limit that generation reaches.",
                 "Synthetic models have the exact shapes of real ones with random weights: --model synthetic:<shape>:<type>[:<seed>]",
-                "(shapes: smollm2-135m, qwen2.5-0.5b, qwen2.5-1.5b, llama-3.2-1b, qwen3-0.6b, gemma-3-1b, gemma-2-2b, phi-3.5-mini;",
+                "(shapes: smollm2-135m, smollm2-360m, smollm2-1.7b, qwen2.5-0.5b, qwen2.5-1.5b, qwen2.5-3b, qwen2.5-7b,",
+                "qwen2.5-14b, qwen2.5-32b, qwen3-0.6b, qwen3-1.7b, qwen3-4b, qwen3-8b, qwen3-14b, qwen3-32b, llama-3.2-1b,",
+                "llama-3.2-3b, llama-3.1-8b, llama-3.3-70b, gemma-3-1b, gemma-3-4b, gemma-3-12b, gemma-2-2b, gemma-2-9b,",
+                "phi-3.5-mini, phi-4-mini, mistral-7b, mistral-nemo-12b, tinyllama-1.1b, stories-15m;",
                 "types: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K_M, Q5_K_M, Q6_K; another seed: other weights, the same vocabulary).",
+                "--catalog-decode measures every catalog model's synthetic file beside llama-bench (docs/performance.md).",
                 "--write-synthetic writes such a file, so llama-bench can run the very same model.",
                 "The report names the CPU and its VNNI and AMX support, which llama.cpp uses and inferd cannot."})
 public final class BenchCommand implements Callable<Integer> {
@@ -131,6 +135,43 @@ public final class BenchCommand implements Callable<Integer> {
                     + "the first turn cached and without")
     Integer secondTurn;
 
+    @Option(names = "--catalog-decode", description = "measure the catalog's decode table instead: for each distinct "
+            + "(shape, type) pair of the catalog's models, write its synthetic file, run this bench and --llama-bench on it "
+            + "(-p 0, -n tokens, default 32; -r, default 1) in alternating order for --rounds rounds, delete it, print a "
+            + "markdown row")
+    boolean catalogDecode;
+
+    @Option(names = "--llama-bench", paramLabel = "PATH", description = "the llama-bench binary that --catalog-decode "
+            + "compares with (without it: inferd's columns only)")
+    Path llamaBench;
+
+    @Option(names = "--max-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            description = "--catalog-decode skips files larger than this, e.g. 20g (default: half the RAM, since the file "
+                    + "and inferd's decode copies both stay in memory)")
+    Long maxSize;
+
+    @Option(names = "--only", paramLabel = "TEXT[,TEXT...]", description = "--catalog-decode measures only the pairs whose "
+            + "shape:type or catalog models contain one of these, e.g. qwen2.5,gemma-3-1b")
+    String only;
+
+    @Option(names = "--rounds", defaultValue = "2", paramLabel = "N",
+            description = "--catalog-decode's rounds per file (default: ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "--catalog-decode appends each measured row to FILE "
+            + "and skips the pairs FILE already has: run it again with the same FILE to go on where it stopped")
+    Path tableOut;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "--catalog-decode writes its files into a new "
+            + "directory under DIR, removed at the end (default: the system's temporary directory)")
+    Path workDir;
+
+    @Option(names = "--dry-run", description = "--catalog-decode lists the pairs it would measure or skip, and runs nothing")
+    boolean dryRun;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec commandSpec;
+
     @Option(names = "--no-copy-cache", description = "build the copies of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights for generated "
             + "tokens at every load, instead of caching them in $INFERD_HOME/copies")
     boolean noCopyCache;
@@ -157,6 +198,7 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         try {
             if (writeSynthetic != null) return writeSynthetic(writeSynthetic.get(0), Path.of(writeSynthetic.get(1)));
+            if (catalogDecode) return catalogDecode();
             if (grammar) return grammarBench();
             if (secondTurn != null) return secondTurnBench();
             if (draft != null || promptLookup) return speculativeBench();
@@ -171,6 +213,34 @@ public final class BenchCommand implements Callable<Integer> {
             return 1;
         } catch (IOException | UncheckedIOException e) {
             err.println("inferd bench: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private int catalogDecode() throws IOException {
+        var parsed = commandSpec.commandLine().getParseResult();
+        int tokens = parsed.hasMatchedOption("-n") ? generations.stream().filter(n -> n > 0).findFirst().orElse(0) : 32;
+        int reps = parsed.hasMatchedOption("-r") ? repetitions : 1;
+        int threadCount = threads != null ? threads.getFirst() : Runtime.getRuntime().availableProcessors();
+        if (tokens < 1 || reps < 1 || rounds < 1 || threadCount < 1) {
+            err.println("inferd bench: --catalog-decode needs -n, -r, --rounds and -t of at least 1");
+            return 2;
+        }
+        if (llamaBench != null && !Files.isExecutable(llamaBench)) {
+            err.println("inferd bench: --llama-bench " + llamaBench + " is not an executable file");
+            return 2;
+        }
+        long limit = maxSize != null ? maxSize : PoolOptionsMixin.physicalMemory() / 2;
+        Path parent = workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir"));
+        Files.createDirectories(parent);
+        Path dir = Files.createTempDirectory(parent, "inferd-decode-table-");
+        var settings = new CatalogDecodeTable.Settings(llamaBench, limit, only, rounds, tokens, reps, threadCount,
+                tableOut, dir, dryRun);
+        var pairs = CatalogDecodePairs.of(dev.inferd.app.models.Catalog.builtIn().entries());
+        try {
+            return new CatalogDecodeTable(settings, out, err).run(pairs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return 1;
         }
     }

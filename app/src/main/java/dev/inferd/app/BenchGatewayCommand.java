@@ -20,7 +20,6 @@ import picocli.CommandLine.Option;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -28,8 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * {@code inferd bench-gateway}: what the hosted gateway (key check, rate limit, usage record) adds to a request.
@@ -71,36 +68,37 @@ public final class BenchGatewayCommand implements Callable<Integer> {
         JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
         ACCESS_LOG.setLevel(java.util.logging.Level.WARNING);
         String url = database != null ? database : Database.sqliteUrl(Files.createTempDirectory("inferd-bench-gateway"));
-        if (workerModel != null) return new WorkerPathBench(url, workerModel, requests, rounds, clients).run();
         var config = redis.applyTo(new CloudConfig(null, 1_000_000, null, java.util.Map.of()));
+        if (workerModel != null) return new WorkerPathBench(url, config, workerModel, requests, rounds, clients).run();
         try (Database db = Database.open(url);
              InferdServer plain = InferdServer.start("127.0.0.1", 0, new ModelRegistry(), new SpeechModels(), ServerOptions.defaults(), null);
              CloudDeployment cloud = CloudDeployment.start("127.0.0.1", 0, db, config, new ModelRegistry(), Clock.systemUTC())) {
             var account = cloud.accounts().createAccount("bench-" + RowIds.next("b").substring(2, 10), Actor.cli());
             String key = cloud.accounts().createKey(account.id(), KeySpec.named("bench"), Actor.cli()).secret();
-            var http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            var serve = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + plain.port() + "/v1/models")).GET().build();
-            var gateway = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cloud.port() + "/v1/models"))
-                    .header("Authorization", "Bearer " + key).GET().build();
+            var timer = new RequestTimer(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), clients);
+            var serve = List.of(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + plain.port() + "/v1/models")).GET().build());
+            var gateway = List.of(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cloud.port() + "/v1/models"))
+                    .header("Authorization", "Bearer " + key).GET().build());
             System.out.printf("bench-gateway: database %s, %d rounds of %d requests each way, %d clients for throughput, access log off%n",
                     db.describe(), rounds, requests, clients);
-            sequential(http, serve, requests); // warm-up
-            sequential(http, gateway, requests);
+            timer.sequential(serve, requests); // warm-up
+            timer.sequential(gateway, requests);
             List<Long> serveNanos = new ArrayList<>();
             List<Long> gatewayNanos = new ArrayList<>();
             double serveRps = 0;
             double gatewayRps = 0;
             for (int r = 0; r < rounds; r++) {
-                serveNanos.addAll(sequential(http, serve, requests));
-                gatewayNanos.addAll(sequential(http, gateway, requests));
-                serveRps += throughput(http, serve, requests);
-                gatewayRps += throughput(http, gateway, requests);
+                serveNanos.addAll(timer.sequential(serve, requests));
+                gatewayNanos.addAll(timer.sequential(gateway, requests));
+                serveRps += timer.throughput(serve, requests);
+                gatewayRps += timer.throughput(gateway, requests);
             }
-            print("serve  ", serveNanos, serveRps / rounds);
-            print("gateway", gatewayNanos, gatewayRps / rounds);
+            RequestTimer.print("serve  ", serveNanos, serveRps / rounds);
+            RequestTimer.print("gateway", gatewayNanos, gatewayRps / rounds);
             System.out.printf(Locale.ROOT, "added by the gateway: p50 %+.3f ms, p99 %+.3f ms; throughput %.0f%% of serve's%n",
-                    (percentile(gatewayNanos, 50) - percentile(serveNanos, 50)) / 1e6,
-                    (percentile(gatewayNanos, 99) - percentile(serveNanos, 99)) / 1e6, 100 * gatewayRps / serveRps);
+                    RequestTimer.percentileMillis(gatewayNanos, 50) - RequestTimer.percentileMillis(serveNanos, 50),
+                    RequestTimer.percentileMillis(gatewayNanos, 99) - RequestTimer.percentileMillis(serveNanos, 99),
+                    100 * gatewayRps / serveRps);
             try (RateLimiter shared = RateLimiters.perSecond(db, config.redis()); RateLimiter local = new LocalRateLimiter()) {
                 String where = config.redis() != null ? "Redis" : db.isPostgres() ? "PostgreSQL" : "in process";
                 probe(shared, requests); // warm-up
@@ -112,8 +110,8 @@ public final class BenchGatewayCommand implements Callable<Integer> {
                     localNanos.addAll(probe(local, requests));
                 }
                 System.out.printf(Locale.ROOT, "rate limit (%s): p50 %.3f ms, p99 %.3f ms per request; in process: p50 %.4f ms, p99 %.4f ms%n",
-                        where, percentile(sharedNanos, 50) / 1e6, percentile(sharedNanos, 99) / 1e6,
-                        percentile(localNanos, 50) / 1e6, percentile(localNanos, 99) / 1e6);
+                        where, RequestTimer.percentileMillis(sharedNanos, 50), RequestTimer.percentileMillis(sharedNanos, 99),
+                        RequestTimer.percentileMillis(localNanos, 50), RequestTimer.percentileMillis(localNanos, 99));
             }
         }
         return 0;
@@ -128,38 +126,5 @@ public final class BenchGatewayCommand implements Callable<Integer> {
             nanos.add(System.nanoTime() - start);
         }
         return nanos;
-    }
-
-    private static List<Long> sequential(HttpClient http, HttpRequest request, int n) throws Exception {
-        List<Long> nanos = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            long start = System.nanoTime();
-            var response = http.send(request, HttpResponse.BodyHandlers.discarding());
-            nanos.add(System.nanoTime() - start);
-            if (response.statusCode() != 200) throw new IllegalStateException("status " + response.statusCode());
-        }
-        return nanos;
-    }
-
-    private double throughput(HttpClient http, HttpRequest request, int n) throws Exception {
-        try (var pool = Executors.newFixedThreadPool(clients)) {
-            long start = System.nanoTime();
-            List<Future<List<Long>>> done = new ArrayList<>();
-            for (int c = 0; c < clients; c++) done.add(pool.submit(() -> sequential(http, request, n / clients)));
-            for (var f : done) f.get();
-            return (double) (n / clients * clients) / ((System.nanoTime() - start) / 1e9);
-        }
-    }
-
-    /** Nearest rank. */
-    private static double percentile(List<Long> nanos, int p) {
-        long[] sorted = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.clamp(rank - 1, 0, sorted.length - 1)];
-    }
-
-    private static void print(String label, List<Long> nanos, double rps) {
-        System.out.printf(Locale.ROOT, "%s  p50 %.3f ms  p99 %.3f ms  %.0f requests/s with the clients%n", label,
-                percentile(nanos, 50) / 1e6, percentile(nanos, 99) / 1e6, rps);
     }
 }

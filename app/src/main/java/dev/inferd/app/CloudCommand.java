@@ -1,22 +1,17 @@
 package dev.inferd.app;
 
-import dev.inferd.app.models.CatalogModelOpener;
 import dev.inferd.app.models.ModelException;
 import dev.inferd.app.models.ModelResolver;
-import dev.inferd.server.cloud.CloudConfig;
 import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.cloud.deploy.CloudDeployment;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.pool.ModelPool;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
-import dev.inferd.server.store.StoreException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import dev.inferd.app.models.ModelLoading;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -38,8 +33,6 @@ import java.util.concurrent.Callable;
                 "A request for a listed model loads it (downloading it first if need be) within the memory",
                 "budget, unloading the least recently used idle model."})
 public final class CloudCommand implements Callable<Integer> {
-    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
-
     @Mixin
     StoreOptions store;
 
@@ -66,62 +59,26 @@ public final class CloudCommand implements Callable<Integer> {
     @Mixin
     PoolOptionsMixin poolOptions;
 
-    @Option(names = "--drain-timeout", defaultValue = "30s", paramLabel = "DURATION", converter = Durations.Converter.class,
-            description = "on SIGTERM, how long the requests under way may take to finish before the process stops; "
-                    + "/ready answers 503 meanwhile (default: ${DEFAULT-VALUE})")
-    Duration drainTimeout;
+    @Mixin
+    HostedProcess process;
 
     @Override
     public Integer call() {
-        String problem = server.problem() != null ? server.problem() : modelOptions.problem();
-        if (problem == null) problem = poolOptions.problem();
-        if (draft != null) {
-            problem = "--draft is not supported under cloud (models load and unload on demand there, and a draft model "
-                    + "would have to follow its target); serve a model with a draft by `inferd serve --model BIG --draft SMALL`. "
-                    + "Prompt lookup speculation is on for every model of the catalog";
-        }
-        if (problem != null) {
-            System.err.println("inferd: " + problem);
-            return 2;
-        }
-        PoolLimits limits = poolOptions.poolLimits();
-        ModelLoading loading = PoolOptionsMixin.pooledLoading(modelOptions.loading(server));
-        String host = server.host;
-        int port = server.port(ServeCommand.DEFAULT_PORT);
-        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
-        CloudConfig config;
-        try {
-            config = redis.applyTo(store.readConfig());
-        } catch (IOException | IllegalArgumentException e) {
-            System.err.println("inferd: cannot read --config " + store.config + ": " + e.getMessage());
-            return 2;
-        }
-        try (Database db = Database.open(store.databaseUrl(config))) {
-            ModelResolver resolver = ModelResolver.fromEnvironment();
-            var opener = new CatalogModelOpener(resolver, loading, modelOptions.offline, new ModelEvents(System.out));
-            var catalog = new CloudDeployment.Catalog(opener, limits, store.config == null ? null : () -> store.readConfig().models());
-            try (CloudDeployment cloud = CloudDeployment.withCatalog(host, port, server.serverOptions(), db, config, Clock.systemUTC(), catalog)) {
-                preload(cloud);
-                reloadOnHangUp(cloud);
-                printStart(cloud, db, limits);
-                Shutdown.drainThenClose(cloud::drain, cloud, drainTimeout).await();
-            }
-            return 0;
-        } catch (StoreException e) {
-            System.err.println("inferd: " + e.getMessage());
-            return 1;
-        } catch (ModelException | IllegalArgumentException e) {
-            System.err.println("inferd: " + e.getMessage());
-            return 1;
-        } catch (ApiError e) {
-            System.err.println("inferd: cannot load a model: " + e.getMessage());
-            return 1;
-        } catch (IllegalStateException e) {
-            System.err.println("inferd: cannot listen on " + host + ":" + port + ": " + e.getMessage());
-            return 1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 1;
+        String refusedDraft = draft == null ? null
+                : "--draft is not supported under cloud (models load and unload on demand there, and a draft model would "
+                + "have to follow its target); serve a model with a draft by `inferd serve --model BIG --draft SMALL`. "
+                + "Prompt lookup speculation is on for every model of the catalog";
+        String problem = HostedProcess.firstProblem(refusedDraft, server.problem(), modelOptions.problem(), poolOptions.problem());
+        return process.run(problem, store, redis, null, server, ServeCommand.DEFAULT_PORT, this::serve);
+    }
+
+    private void serve(Database db, HostedProcess.Settings settings) throws InterruptedException {
+        try (CloudDeployment cloud = CloudDeployment.withCatalog(server.host, server.port(ServeCommand.DEFAULT_PORT),
+                server.serverOptions(), db, settings.config(), Clock.systemUTC(), poolOptions.catalog(modelOptions, server, store))) {
+            preload(cloud);
+            reloadOnHangUp(cloud);
+            printStart(cloud, db, poolOptions.poolLimits());
+            process.serveUntilStopped(cloud::drain, cloud);
         }
     }
 
@@ -138,7 +95,8 @@ public final class CloudCommand implements Callable<Integer> {
                 try (var use = pool.use(spec.id())) {
                     break;
                 } catch (ApiError e) {
-                    if (!"model_loading".equals(e.reason()) || System.nanoTime() > deadline) throw e;
+                    if ("model_loading".equals(e.reason()) && System.nanoTime() <= deadline) continue;
+                    throw new ModelException("cannot load a model: " + e.getMessage(), e);
                 }
             }
             System.out.println("inferd: model " + spec.id() + " loaded");

@@ -3,19 +3,16 @@ package dev.inferd.app;
 import dev.inferd.app.models.CatalogModelOpener;
 import dev.inferd.app.models.ModelLoading;
 import dev.inferd.app.models.ModelResolver;
-import dev.inferd.server.cloud.CloudConfig;
 import dev.inferd.server.cloud.deploy.CloudDeployment;
 import dev.inferd.server.cloud.workers.WorkerDirectory;
 import dev.inferd.server.cloud.workers.WorkerProxy;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
-import dev.inferd.server.store.StoreException;
 import dev.inferd.server.store.WorkerStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -30,8 +27,6 @@ import java.util.concurrent.Callable;
                 "conversation's prefix when it is not much busier, else the worker with the most free budget loads it.",
                 "Run several gateways on one database behind any HTTP load balancer. SIGTERM drains."})
 public final class GatewayCommand implements Callable<Integer> {
-    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
-
     @Mixin
     StoreOptions store;
 
@@ -56,57 +51,31 @@ public final class GatewayCommand implements Callable<Integer> {
             description = "how long connecting to a worker may take before the request goes to another (default: ${DEFAULT-VALUE})")
     Duration connectTimeout;
 
-    @Option(names = "--drain-timeout", defaultValue = "30s", paramLabel = "DURATION", converter = Durations.Converter.class,
-            description = "on SIGTERM, how long the requests under way may take to finish; /ready answers 503 meanwhile (default: ${DEFAULT-VALUE})")
-    Duration drainTimeout;
+    @Mixin
+    HostedProcess process;
 
     @Override
     public Integer call() {
-        String problem = server.problem();
-        if (problem == null && (workerTtl.toMillis() < 200 || connectTimeout.toMillis() < 1)) {
-            problem = "--worker-ttl must be at least 200ms and --connect-timeout more than 0";
-        }
-        if (problem != null) {
-            System.err.println("inferd: " + problem);
-            return 2;
-        }
-        String shared;
-        CloudConfig config;
-        try {
-            shared = secret.secret();
-            config = redis.applyTo(store.readConfig());
-        } catch (IOException | IllegalArgumentException e) {
-            System.err.println("inferd: " + e.getMessage());
-            return 2;
-        }
-        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
-        try (Database db = Database.open(store.databaseUrl(config));
-             var directory = new WorkerDirectory(new WorkerStore(db), workerTtl, refreshPeriod());
-             var proxy = new WorkerProxy(directory, shared, loadWait, connectTimeout)) {
+        String problem = HostedProcess.firstProblem(server.problem(), workerTtl.toMillis() < 200 || connectTimeout.toMillis() < 1
+                ? "--worker-ttl must be at least 200ms and --connect-timeout more than 0" : null);
+        return process.run(problem, store, redis, secret, server, ServeCommand.DEFAULT_PORT, this::serve);
+    }
+
+    private void serve(Database db, HostedProcess.Settings settings) throws InterruptedException {
+        try (var directory = new WorkerDirectory(new WorkerStore(db), workerTtl, refreshPeriod());
+             var proxy = new WorkerProxy(directory, settings.workerSecret(), loadWait, connectTimeout)) {
             // the gateway loads no model: its catalog only lists and checks them
             var opener = new CatalogModelOpener(ModelResolver.fromEnvironment(), new ModelLoading(0, 0, 0, 0, 0, null), true,
                     event -> { });
-            var catalog = new CloudDeployment.Catalog(opener, PoolLimits.defaults(0).withLoadWait(loadWait),
-                    store.config == null ? null : () -> store.readConfig().models());
+            var catalog = new CloudDeployment.Catalog(opener, PoolLimits.defaults(0).withLoadWait(loadWait), store.configuredModels());
             try (CloudDeployment gateway = CloudDeployment.gateway(server.host, server.port(ServeCommand.DEFAULT_PORT),
-                    server.serverOptions(), db, config, Clock.systemUTC(), catalog, proxy,
+                    server.serverOptions(), db, settings.config(), Clock.systemUTC(), catalog, proxy,
                     () -> directory.live().isEmpty() ? "no worker is live" : null)) {
                 String base = "http://" + server.urlHost() + ":" + gateway.port();
                 System.out.println("inferd: gateway serving on " + base + "/v1 (API keys required), dashboard " + base
                         + "/dashboard, database " + db.describe() + "; " + directory.live().size() + " workers live. Ctrl-C drains and stops.");
-                System.out.flush();
-                Shutdown.drainThenClose(gateway::drain, gateway, drainTimeout).await();
+                process.serveUntilStopped(gateway::drain, gateway);
             }
-            return 0;
-        } catch (StoreException | IllegalArgumentException e) {
-            System.err.println("inferd: " + e.getMessage());
-            return 1;
-        } catch (IllegalStateException e) {
-            System.err.println("inferd: cannot listen on " + server.host + ":" + server.port(ServeCommand.DEFAULT_PORT) + ": " + e.getMessage());
-            return 1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 1;
         }
     }
 

@@ -44,6 +44,8 @@ final class ModelEvents implements ModelEvent.Listener {
             case ModelEvent.WeightsMovedIntoMemory w -> out.printf(Locale.ROOT,
                     "inferd: model %s: %d MB of weights read in place moved into memory in %d ms%n",
                     w.model(), w.bytes() >> 20, w.millis());
+            case ModelEvent.WarmedUp w -> out.printf(Locale.ROOT,
+                    "inferd: model %s: kernels compiled by a warm-up in %d ms%n", w.model(), w.millis());
         }
     }
 

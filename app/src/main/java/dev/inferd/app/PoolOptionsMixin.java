@@ -1,6 +1,9 @@
 package dev.inferd.app;
 
+import dev.inferd.app.models.CatalogModelOpener;
 import dev.inferd.app.models.ModelLoading;
+import dev.inferd.app.models.ModelResolver;
+import dev.inferd.server.cloud.deploy.CloudDeployment;
 import dev.inferd.server.pool.PoolLimits;
 import picocli.CommandLine.Option;
 
@@ -36,12 +39,20 @@ final class PoolOptionsMixin {
         return memoryBudget > 0 ? limits.withMemoryBudget(memoryBudget) : limits;
     }
 
+    /** The catalog of a deployment that loads its models on demand within these limits. */
+    CloudDeployment.Catalog catalog(ModelOptionsMixin models, ServerOptionsMixin server, StoreOptions store) {
+        var opener = new CatalogModelOpener(ModelResolver.fromEnvironment(), pooledLoading(models.loading(server)), models.offline,
+                new ModelEvents(System.out));
+        return new CloudDeployment.Catalog(opener, poolLimits(), store.configuredModels());
+    }
+
     /** The KV caches live in the heap: models loaded side by side must not each take the engine's default share of it. */
     static ModelLoading pooledLoading(ModelLoading given) {
         return given.kvMemory() > 0 ? given : given.withKvMemory(Runtime.getRuntime().maxMemory() / DEFAULT_MAX_LOADED);
     }
 
-    private static long physicalMemory() {
+    /** The machine's RAM (the JVM's heap ceiling where the platform does not say). */
+    static long physicalMemory() {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
                 ? os.getTotalMemorySize() : Runtime.getRuntime().maxMemory();
     }

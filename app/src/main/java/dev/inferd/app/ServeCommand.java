@@ -226,9 +226,14 @@ public final class ServeCommand implements Callable<Integer> {
                     generator.close(); // stopped while it loaded
                     return null;
                 }
+                // announced once compiled: until then a client gets 503 with Retry-After, not a slow first answer
+                generator.awaitWarmUp();
                 registry.ready(model.id(), generator, () -> snapshot(generator.stats()));
             } catch (GGUFFormatException | UnsupportedOperationException | IllegalArgumentException | IOException e) {
                 return "inferd: cannot load " + model.file() + ": " + e.getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "inferd: interrupted while loading";
             }
         }
         return null;

@@ -2,11 +2,14 @@ package dev.inferd.app;
 
 import dev.inferd.app.models.ModelsConfig;
 import dev.inferd.server.cloud.CloudConfig;
+import dev.inferd.server.cloud.catalog.ModelSpec;
 import dev.inferd.server.store.Database;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
 
 /** {@code --config} and {@code --database}, shared by {@code cloud}, {@code accounts} and {@code keys}. */
 final class StoreOptions {
@@ -33,6 +36,11 @@ final class StoreOptions {
         if (database != null && !database.isBlank()) return database;
         if (settings.database() != null && !settings.database().isBlank()) return settings.database();
         return Database.sqliteUrl(ModelsConfig.fromEnvironment(System::getenv).home());
+    }
+
+    /** The config file's models, read again on each reload; null without {@code --config}. */
+    Callable<List<ModelSpec>> configuredModels() {
+        return config == null ? null : () -> readConfig().models();
     }
 
     Database open() throws IOException {

@@ -23,7 +23,6 @@ import dev.inferd.server.store.WorkerStore;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,26 +30,29 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * {@code bench-gateway --worker-model}: what the gateway -> worker hop adds to a model request. One cheap request (a
  * completion of one token) goes to {@code serve} alone, through one gateway to a worker, and through two gateways
- * (alternately) to the same worker, all in this process: latency one request at a time, then requests per second.
+ * (taken in turn) to the same worker, all in this process, in alternating rounds: latency one request at a time, then
+ * requests per second with several clients. The gateways keep keys and usage in the database and the limits where
+ * the settings say (the database's buckets, or Redis with {@code --redis}); the last lines are the figures as rows of
+ * the table in docs/hosted.md.
  */
 final class WorkerPathBench {
     private static final String MODEL = "bench-model";
     private static final String SECRET = "bench-gateway-worker-secret";
 
     private final String databaseUrl;
+    private final CloudConfig config;
     private final Path modelFile;
     private final int requests;
     private final int rounds;
     private final int clients;
 
-    WorkerPathBench(String databaseUrl, Path modelFile, int requests, int rounds, int clients) {
+    WorkerPathBench(String databaseUrl, CloudConfig config, Path modelFile, int requests, int rounds, int clients) {
         this.databaseUrl = databaseUrl;
+        this.config = config;
         this.modelFile = modelFile;
         this.requests = requests;
         this.rounds = rounds;
@@ -58,7 +60,6 @@ final class WorkerPathBench {
     }
 
     int run() throws Exception {
-        var config = new CloudConfig(null, 1_000_000, null, Map.of());
         var loading = new ModelLoading(0, 64L << 20, 0, 0, 0, null);
         var clock = Clock.systemUTC();
         List<AutoCloseable> open = new ArrayList<>();
@@ -93,40 +94,40 @@ final class WorkerPathBench {
                 open.add(gateway);
                 gatewayPorts[g] = gateway.port();
             }
-            var http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            HttpRequest direct = completion(serve.port(), null);
-            HttpRequest viaFirst = completion(gatewayPorts[0], key);
-            HttpRequest viaSecond = completion(gatewayPorts[1], key);
-            System.out.printf("bench-gateway: gateway -> worker path on %s, model %s, %d rounds of %d completions (1 token) each way, "
-                    + "%d clients for throughput, access log off%n", db.describe(), modelFile.getFileName(), rounds, requests, clients);
-            sequential(http, List.of(direct), 200); // warm-up, and the worker loads the model
-            sequential(http, List.of(viaFirst, viaSecond), 200);
-            List<Long> serveNanos = new ArrayList<>();
-            List<Long> gatewayNanos = new ArrayList<>();
-            double serveRps = 0;
-            double oneRps = 0;
-            double twoRps = 0;
-            for (int r = 0; r < rounds; r++) {
-                serveNanos.addAll(sequential(http, List.of(direct), requests));
-                gatewayNanos.addAll(sequential(http, List.of(viaFirst), requests));
-                serveRps += throughput(http, List.of(direct));
-                oneRps += throughput(http, List.of(viaFirst));
-                twoRps += throughput(http, List.of(viaFirst, viaSecond));
-            }
-            print("serve alone          ", serveNanos, serveRps / rounds);
-            print("one gateway -> worker", gatewayNanos, oneRps / rounds);
-            System.out.printf(Locale.ROOT, "two gateways -> worker: %.0f requests/s with the clients%n", twoRps / rounds);
-            System.out.printf(Locale.ROOT, "added by gateway -> worker: p50 %+.3f ms, p99 %+.3f ms; throughput %.0f%% (one gateway), "
-                            + "%.0f%% (two) of serve's%n",
-                    (percentile(gatewayNanos, 50) - percentile(serveNanos, 50)) / 1e6,
-                    (percentile(gatewayNanos, 99) - percentile(serveNanos, 99)) / 1e6, 100 * oneRps / serveRps,
-                    100 * twoRps / serveRps);
+            measure(db.describe() + ", limits in " + (config.redis() != null ? "Redis" : db.isPostgres() ? "PostgreSQL" : "the process"),
+                    key, serve.port(), gatewayPorts);
             } finally {
                 // the servers and the registry's users go before the database they write to
                 for (AutoCloseable c : open.reversed()) c.close();
             }
         }
         return 0;
+    }
+
+    /** Alternating rounds over the three ways to the model, then the figures, also as the rows of docs/hosted.md's table. */
+    private void measure(String deployment, String key, int servePort, int[] gatewayPorts) throws Exception {
+        var timer = new RequestTimer(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), clients);
+        var direct = new Way("serve alone", List.of(completion(servePort, null)));
+        var ways = List.of(direct, new Way("one gateway -> worker", List.of(completion(gatewayPorts[0], key))),
+                new Way("two gateways -> worker", List.of(completion(gatewayPorts[0], key), completion(gatewayPorts[1], key))));
+        System.out.printf("bench-gateway: gateway -> worker path on %s, model %s, %d rounds of %d completions (1 token) each "
+                + "way, %d clients for throughput, access log off%n", deployment, modelFile.getFileName(), rounds, requests, clients);
+        timer.sequential(direct.requests, 200); // warm-up, and the worker loads the model
+        timer.sequential(ways.getLast().requests, 200);
+        for (int r = 0; r < rounds; r++) {
+            for (Way way : ways) way.nanos.addAll(timer.sequential(way.requests, requests));
+            for (Way way : ways) way.rps += timer.throughput(way.requests, requests) / rounds;
+        }
+        for (Way way : ways) RequestTimer.print("%-22s".formatted(way.label), way.nanos, way.rps);
+        System.out.printf("%nThe rows of docs/hosted.md's table (%s, %d clients):%n", deployment, clients);
+        System.out.println("| path | p50 | p99 | added p50 | added p99 | requests/s |");
+        for (Way way : ways) {
+            double p50 = RequestTimer.percentileMillis(way.nanos, 50);
+            double p99 = RequestTimer.percentileMillis(way.nanos, 99);
+            String added = way == direct ? " | " : String.format(Locale.ROOT, "%+.2f ms | %+.1f ms",
+                    p50 - RequestTimer.percentileMillis(direct.nanos, 50), p99 - RequestTimer.percentileMillis(direct.nanos, 99));
+            System.out.printf(Locale.ROOT, "| %s | %.2f ms | %.1f ms | %s | %,.0f |%n", way.label, p50, p99, added, way.rps);
+        }
     }
 
     private static HttpRequest completion(int port, String key) {
@@ -138,40 +139,16 @@ final class WorkerPathBench {
         return builder.build();
     }
 
-    /** {@code n} requests one after the other, taking the given requests in turn. */
-    private static List<Long> sequential(HttpClient http, List<HttpRequest> targets, int n) throws Exception {
-        List<Long> nanos = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            long start = System.nanoTime();
-            var response = http.send(targets.get(i % targets.size()), HttpResponse.BodyHandlers.discarding());
-            nanos.add(System.nanoTime() - start);
-            if (response.statusCode() != 200) throw new IllegalStateException("status " + response.statusCode());
+    /** One way to the model, and what it measured. */
+    private static final class Way {
+        final String label;
+        final List<HttpRequest> requests;
+        final List<Long> nanos = new ArrayList<>();
+        double rps;
+
+        Way(String label, List<HttpRequest> requests) {
+            this.label = label;
+            this.requests = requests;
         }
-        return nanos;
-    }
-
-    private double throughput(HttpClient http, List<HttpRequest> targets) throws Exception {
-        try (var pool = Executors.newFixedThreadPool(clients)) {
-            long start = System.nanoTime();
-            List<Future<List<Long>>> done = new ArrayList<>();
-            for (int c = 0; c < clients; c++) {
-                List<HttpRequest> mine = List.of(targets.get(c % targets.size()));
-                done.add(pool.submit(() -> sequential(http, mine, requests / clients)));
-            }
-            for (var f : done) f.get();
-            return (double) (requests / clients * clients) / ((System.nanoTime() - start) / 1e9);
-        }
-    }
-
-    /** Nearest rank. */
-    private static double percentile(List<Long> nanos, int p) {
-        long[] sorted = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.clamp(rank - 1, 0, sorted.length - 1)];
-    }
-
-    private static void print(String label, List<Long> nanos, double rps) {
-        System.out.printf(Locale.ROOT, "%s  p50 %.3f ms  p99 %.3f ms  %.0f requests/s with the clients%n", label,
-                percentile(nanos, 50) / 1e6, percentile(nanos, 99) / 1e6, rps);
     }
 }

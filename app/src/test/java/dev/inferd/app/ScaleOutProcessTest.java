@@ -1,8 +1,16 @@
 package dev.inferd.app;
 
+import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.JsonValue;
+import com.anthropic.helpers.MessageAccumulator;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.responses.Response;
+import com.openai.models.responses.ResponseCreateParams;
+import com.openai.models.responses.ResponseStreamEvent;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.server.cloud.auth.Accounts;
 import dev.inferd.server.cloud.auth.Actor;
@@ -10,6 +18,7 @@ import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.store.CatalogModel;
 import dev.inferd.server.store.CatalogStore;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.KeyScopes;
 import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageStore;
 import dev.inferd.server.store.WorkerRow;
@@ -40,6 +49,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,7 +65,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code inferd worker}s, one PostgreSQL (zonky's embedded server). The OpenAI SDK through HAProxy gets what
  * {@code cloud} answers; a key revoked on one gateway is refused by the other; a worker killed mid-stream ends that
  * stream with an error event and the next requests go to the other; a gateway killed keeps the record of every request
- * it answered; two models land on the two workers.
+ * it answered; two models land on the two workers. 300 requests let go at once with one key through both gateways
+ * take what one bucket of 60 a second allows and get 429s with Retry-After for the rest, with the buckets in
+ * PostgreSQL and, through two more gateways given {@code --redis}, in Redis (Debian's redis-server).
  */
 @Tag("slow")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -57,6 +76,8 @@ class ScaleOutProcessTest {
     private static final String SECRET = "process-test-shared-secret-0123456789";
     private static final String OPERATOR = "process-test-operator-token";
     private static final Duration START = Duration.ofSeconds(120);
+    /** The keys' rate limit in the burst tests, requests per second. */
+    private static final int LIMIT = 60;
 
     private static final List<Process> processes = new ArrayList<>();
     private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -70,11 +91,12 @@ class ScaleOutProcessTest {
     private static int[] workers;
     private static Process[] workerProcesses;
     private static int balancer;
+    private static String haproxy;
 
     @BeforeAll
     static void deploy() throws Exception {
         Path model = Fixtures.storiesModel();
-        String haproxy = Fixtures.fromSetupScript("test-haproxy.sh", "HAProxy for the gateways' load balancer").getLast();
+        haproxy = Fixtures.fromSetupScript("test-haproxy.sh", "HAProxy for the gateways' load balancer").getLast();
         dir = Files.createTempDirectory("inferd-scaleout");
         postgres = EmbeddedPostgres.builder().start();
         url = postgres.getJdbcUrl("postgres", "postgres");
@@ -100,28 +122,7 @@ class ScaleOutProcessTest {
         }
         for (int port : workers) awaitReady(port);
         for (int port : gateways) awaitReady(port);
-        balancer = freePort();
-        Path config = dir.resolve("haproxy.cfg");
-        Files.writeString(config, """
-                global
-                  maxconn 512
-                defaults
-                  mode http
-                  timeout connect 2s
-                  timeout client 5m
-                  timeout server 5m
-                frontend api
-                  bind 127.0.0.1:%d
-                  default_backend gateways
-                backend gateways
-                  balance roundrobin
-                  option httpchk GET /ready
-                  server g0 127.0.0.1:%d check inter 300ms fall 2 rise 1
-                  server g1 127.0.0.1:%d check inter 300ms fall 2 rise 1
-                """.formatted(balancer, gateways[0], gateways[1]));
-        var builder = new ProcessBuilder(haproxy, "-f", config.toString(), "-db").redirectErrorStream(true)
-                .redirectOutput(dir.resolve("haproxy.log").toFile());
-        processes.add(builder.start());
+        balancer = startBalancer("haproxy", gateways);
         awaitReady(balancer);
     }
 
@@ -195,6 +196,13 @@ class ScaleOutProcessTest {
     }
 
     @Test
+    @Order(3)
+    void threeHundredRequestsAtOnceThroughBothGatewaysTakeOneBucketOfSixtyASecond() throws Exception {
+        Burst burst = Burst.offer(balancer, newKey("burst"));
+        burst.assertOneSharedBucket();
+    }
+
+    @Test
     @Order(4)
     void aWorkerKilledMidStreamEndsItWithAnErrorAndTheNextRequestsGoToTheOther() throws Exception {
         String body = "{\"model\":\"stories-a\",\"stream\":true,\"max_tokens\":400,\"n\":16,\"temperature\":1.0,"
@@ -254,6 +262,223 @@ class ScaleOutProcessTest {
         Thread.sleep(1000);
         var params = ChatCompletionCreateParams.builder().model("stories-b").addUserMessage("Hello").maxCompletionTokens(4).build();
         for (int i = 0; i < 3; i++) assertThat(client(balancer, key).chat().completions().create(params).choices()).hasSize(1);
+    }
+
+    @Test
+    @Order(6)
+    void responsesThroughHaproxyAreKeptInTheDatabaseContinuedAndBilled() throws Exception {
+        OpenAIClient client = client(balancer, key);
+        var first = client.responses().create(ResponseCreateParams.builder().model("stories-a").input("Once upon a time")
+                .temperature(0.0).maxOutputTokens(16L).build());
+        assertThat(client.responses().retrieve(first.id()).id()).isEqualTo(first.id());
+        Response next = null;
+        try (var stream = client.responses().createStreaming(ResponseCreateParams.builder().model("stories-a")
+                .input("And then").previousResponseId(first.id()).temperature(0.0).maxOutputTokens(16L).build())) {
+            for (ResponseStreamEvent event : (Iterable<ResponseStreamEvent>) stream.stream()::iterator) {
+                // 16 tokens end the story early: response.incomplete
+                if (event.isCompleted()) next = event.asCompleted().response();
+                if (event.isIncomplete()) next = event.asIncomplete().response();
+            }
+        }
+        assertThat(next).as("the stream ended with its response").isNotNull();
+        assertThat(next.usage().orElseThrow().inputTokens()).isGreaterThan(first.usage().orElseThrow().inputTokens());
+        assertThat(client.responses().inputItems().list(next.id()).data()).hasSize(1);
+        try (Database db = Database.open(url)) {
+            var records = new UsageStore(db).list(UsageFilter.account(accountId), 1000).stream()
+                    .filter(r -> r.endpoint().equals("responses") && r.model() != null).toList();
+            assertThat(records).extracting(r -> (long) r.promptTokens()).contains(first.usage().orElseThrow().inputTokens(),
+                    next.usage().orElseThrow().inputTokens());
+            assertThat(records).extracting(r -> (long) r.completionTokens()).contains(first.usage().orElseThrow().outputTokens(),
+                    next.usage().orElseThrow().outputTokens());
+        }
+    }
+
+    @Test
+    @Order(7)
+    void messagesThroughHaproxyAnswerAndStreamAsOneAndAreBilled() throws Exception {
+        var client = AnthropicOkHttpClient.builder().baseUrl("http://127.0.0.1:" + balancer).apiKey(key)
+                .maxRetries(0).responseValidation(true).timeout(Duration.ofSeconds(60)).build();
+        try {
+            // greedy, so that the whole answer and the stream are one text (this SDK has no temperature setter)
+            var params = MessageCreateParams.builder().model("stories-b").maxTokens(16)
+                    .putAdditionalBodyProperty("temperature", JsonValue.from(0.0)).addUserMessage("Once upon a time").build();
+            Message whole = client.messages().create(params);
+            var accumulator = MessageAccumulator.create();
+            try (var stream = client.messages().createStreaming(params)) {
+                stream.stream().forEach(accumulator::accumulate);
+            }
+            Message streamed = accumulator.message();
+            assertThat(streamed.content().getFirst().text().orElseThrow().text())
+                    .isEqualTo(whole.content().getFirst().text().orElseThrow().text()).isNotBlank();
+            try (Database db = Database.open(url)) {
+                var records = new UsageStore(db).list(UsageFilter.account(accountId), 1000).stream()
+                        .filter(r -> r.endpoint().equals("messages")).toList();
+                // Anthropic's input_tokens leave out the cache's reads; a record counts the whole prompt, as cloud's do
+                long prompt = whole.usage().inputTokens() + whole.usage().cacheReadInputTokens().orElse(0L);
+                assertThat(records).hasSize(2).allSatisfy(r -> {
+                    assertThat(r.status()).isEqualTo(200);
+                    assertThat((long) r.promptTokens()).isEqualTo(prompt);
+                    assertThat((long) r.completionTokens()).isEqualTo(whole.usage().outputTokens());
+                });
+                assertThat(records).extracting(r -> (long) r.cachedTokens()).contains(whole.usage().cacheReadInputTokens().orElse(0L));
+            }
+        } finally {
+            client.close();
+        }
+    }
+
+    @Test
+    @Order(8)
+    void withTheBucketsInRedisTheLimitHoldsAcrossGatewaysAndRequestsAreAnswered() throws Exception {
+        String redis = startRedis();
+        int[] redisGateways = {freePort(), freePort()};
+        for (int i = 0; i < 2; i++) {
+            start("gateway-redis-" + i, "gateway", "--database", url, "--redis", redis, "--port",
+                    Integer.toString(redisGateways[i]), "--worker-ttl", "2s", "--threads", "1");
+        }
+        for (int port : redisGateways) awaitReady(port);
+        int redisBalancer = startBalancer("haproxy-redis", redisGateways);
+        awaitReady(redisBalancer);
+
+        var params = ChatCompletionCreateParams.builder().model("stories-a").addUserMessage("Hello").maxCompletionTokens(4).build();
+        assertThat(client(redisBalancer, key).chat().completions().create(params).choices()).hasSize(1);
+
+        Burst burst = Burst.offer(redisBalancer, newKey("redis-burst"));
+        burst.assertOneSharedBucket();
+        var client = io.lettuce.core.RedisClient.create(redis);
+        try (var connection = client.connect()) {
+            assertThat(connection.sync().keys("inferd:rate:*")).as("the buckets are Redis keys").isNotEmpty();
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /**
+     * {@value #BURST} requests for the model list, all let go at once through one balancer with one new key, and what
+     * came back: the answers per status and per gateway ({@code x-served-by}), and the seconds from letting them go
+     * to the last answer, a window that holds every take from the key's bucket.
+     */
+    private record Burst(int allowed, int refused, double seconds, Map<String, Integer> allowedBy, Map<String, Integer> refusedBy) {
+        static final int BURST = 300;
+
+        static Burst offer(int port, String secret) throws Exception {
+            var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/models"))
+                    .header("Authorization", "Bearer " + secret).timeout(Duration.ofSeconds(60)).GET().build();
+            var go = new CountDownLatch(1);
+            List<Future<HttpResponse<Void>>> answers = new ArrayList<>();
+            long started;
+            try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < BURST; i++) {
+                    answers.add(clients.submit(() -> {
+                        go.await();
+                        return http.send(request, HttpResponse.BodyHandlers.discarding());
+                    }));
+                }
+                started = System.nanoTime();
+                go.countDown();
+            }
+            double seconds = (System.nanoTime() - started) / 1e9;
+            Map<String, Integer> allowedBy = new TreeMap<>();
+            Map<String, Integer> refusedBy = new TreeMap<>();
+            for (var answer : answers) {
+                HttpResponse<Void> r = answer.get();
+                String gateway = r.headers().firstValue("x-served-by").orElse("?");
+                switch (r.statusCode()) {
+                    case 200 -> allowedBy.merge(gateway, 1, Integer::sum);
+                    case 429 -> {
+                        assertThat(r.headers().firstValue("retry-after")).as("Retry-After").hasValueSatisfying(
+                                v -> assertThat(Integer.parseInt(v)).isPositive());
+                        assertThat(r.headers().firstValue("x-ratelimit-remaining-requests")).hasValue("0");
+                        refusedBy.merge(gateway, 1, Integer::sum);
+                    }
+                    default -> throw new AssertionError("status " + r.statusCode() + " from " + gateway);
+                }
+            }
+            int allowed = allowedBy.values().stream().mapToInt(Integer::intValue).sum();
+            int refused = refusedBy.values().stream().mapToInt(Integer::intValue).sum();
+            var burst = new Burst(allowed, refused, seconds, allowedBy, refusedBy);
+            System.out.printf(Locale.ROOT, "%d requests at once: %d allowed, %d refused in %.2f s (one bucket allows at most %d); "
+                    + "allowed per gateway %s, refused %s%n", BURST, allowed, refused, seconds, burst.oneBucketAllows(), allowedBy, refusedBy);
+            return burst;
+        }
+
+        /**
+         * A bucket of {@value #LIMIT} refilled greedily at {@value #LIMIT} a second lets through at most its capacity
+         * plus what refills while it is taken from: {@code LIMIT + ceil(LIMIT * seconds)}. Bucket4j keeps a distributed
+         * bucket exact (integer arithmetic, each take one compare-and-swap or row lock in the shared store) up to the
+         * clocks of the processes that take from it, one machine's here, so that is the bound, with no slack; one
+         * bucket per gateway would let through twice as many.
+         */
+        int oneBucketAllows() {
+            return LIMIT + (int) Math.ceil(LIMIT * seconds);
+        }
+
+        void assertOneSharedBucket() {
+            assertThat(allowed + refused).isEqualTo(BURST);
+            assertThat(allowed).as("allowed in %.2f s", seconds).isBetween(LIMIT, oneBucketAllows());
+            assertThat(refused).as("429s").isPositive();
+            Set<String> gateways = new TreeSet<>(allowedBy.keySet());
+            gateways.addAll(refusedBy.keySet());
+            assertThat(gateways).as("both gateways answered").containsExactly("g0", "g1");
+        }
+    }
+
+    /** A new key of the first account with the limit of {@value #LIMIT} requests a second, so its bucket starts full. */
+    private static String newKey(String name) {
+        try (Database db = Database.open(url)) {
+            return new Accounts(db, Clock.systemUTC()).createKey(accountId,
+                    new KeySpec(name, KeyScopes.EVERYTHING, null, LIMIT), Actor.cli()).secret();
+        }
+    }
+
+    /** Debian's redis-server ({@code scripts/test-redis.sh}) on a free port, saving nothing; its URL. */
+    private static String startRedis() throws Exception {
+        String binary = Fixtures.fromSetupScript("test-redis.sh", "redis-server for the Redis rate limit backend").getLast();
+        int port = freePort();
+        Path data = Files.createDirectories(dir.resolve("redis"));
+        processes.add(new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no", "--dir", data.toString()).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile()).start());
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (true) {
+            try (var probe = new java.net.Socket("127.0.0.1", port)) {
+                return "redis://127.0.0.1:" + port;
+            } catch (IOException notYet) {
+                if (System.nanoTime() > deadline) throw new AssertionError("redis-server did not start (logs in " + dir + ")");
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /** HAProxy on a free port, round robin over {@code gatewayPorts}; each answer names its gateway in {@code x-served-by}. */
+    private static int startBalancer(String name, int... gatewayPorts) throws IOException {
+        int port = freePort();
+        var servers = new StringBuilder();
+        for (int i = 0; i < gatewayPorts.length; i++) {
+            servers.append("  server g%d 127.0.0.1:%d check inter 300ms fall 2 rise 1%n".formatted(i, gatewayPorts[i]));
+        }
+        Path config = dir.resolve(name + ".cfg");
+        Files.writeString(config, """
+                global
+                  maxconn 512
+                defaults
+                  mode http
+                  timeout connect 2s
+                  timeout check 3s
+                  timeout client 5m
+                  timeout server 5m
+                frontend api
+                  bind 127.0.0.1:%d
+                  default_backend gateways
+                backend gateways
+                  balance roundrobin
+                  option httpchk GET /ready
+                  http-response set-header x-served-by %%s
+                %s""".formatted(port, servers));
+        var builder = new ProcessBuilder(haproxy, "-f", config.toString(), "-db").redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".log").toFile());
+        processes.add(builder.start());
+        return port;
     }
 
     private static OpenAIClient client(int port, String secret) {

@@ -99,6 +99,11 @@ public final class CatalogModelOpener implements ModelOpener {
             events.on(event);
         };
         var generator = options.openText(file, model.id(), model.ownedBy(), listener);
+        try {
+            generator.awaitWarmUp(); // the request that asked for the model then runs compiled kernels
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // served all the same, its first requests slower
+        }
         SchedulerStats stats = generator.stats();
         long kvBytes = (long) stats.kvBlocksTotal() * stats.kvBlockBytes();
         EngineStats engineStats = () -> {

@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -102,6 +103,8 @@ public final class Scheduler implements AutoCloseable {
     private final DraftModel draftModel;
 
     private final AtomicLong rejected = new AtomicLong();
+    /** Completed with the warm-up's milliseconds once it is over (run through, stopped early or failed). */
+    private final CompletableFuture<Long> warmedUp = new CompletableFuture<>();
     private volatile SchedulerStats published;
     private volatile double secondsPerRequest = 1.0;
 
@@ -208,6 +211,14 @@ public final class Scheduler implements AutoCloseable {
         return (int) Math.max(1, Math.min(60, Math.ceil(estimate)));
     }
 
+    /**
+     * Completes with the warm-up's milliseconds once it is over: from then on a request runs the kernels
+     * compiled. A request queued earlier stops the warm-up and runs at once, slower.
+     */
+    public CompletableFuture<Long> warmedUp() {
+        return warmedUp.copy();
+    }
+
     /** The latest figures (as of the last step). */
     public SchedulerStats stats() {
         SchedulerStats s = published;
@@ -250,11 +261,14 @@ public final class Scheduler implements AutoCloseable {
     // ---- the scheduler thread ----
 
     private void run() {
+        long started = System.nanoTime();
         try {
             WarmUp.run(model, this::requestWaitingOrClosed);
             if (draftModel != null) WarmUp.run(draftModel.model(), this::requestWaitingOrClosed);
         } catch (RuntimeException e) {
             // the warm-up only speeds up what follows; requests run whether it worked or not
+        } finally {
+            warmedUp.complete((System.nanoTime() - started) / 1_000_000);
         }
         while (awaitWork()) {
             try {

@@ -118,7 +118,57 @@ public final class ChatFormat {
      */
     public RenderedPrompt render(List<Message> messages, PromptOptions options) {
         String text = render(messages, options, true);
-        return new RenderedPrompt(text, thinks && text.lastIndexOf("<think>") > text.lastIndexOf("</think>"));
+        return new RenderedPrompt(text, opensReasoning(text));
+    }
+
+    /**
+     * Renders the conversation so that the prompt ends with its last message, an assistant turn, still open:
+     * the model continues that text (a prefill) rather than starting a turn of its own. The template renders the
+     * turn with a stand-in text, and the prompt is cut where the stand-in starts, so whatever the template puts
+     * after a finished turn (its end-of-turn marker) is left out and whatever it does to a turn's text (trimming,
+     * dropping earlier thinking) does not touch the prefill. A template that leaves the stand-in out gets the
+     * generation prompt followed by the prefill instead.
+     *
+     * @throws IllegalArgumentException as {@link #render(List, PromptOptions)}, or when the last message is not
+     *         an assistant turn of text
+     */
+    public RenderedPrompt renderContinuing(List<Message> messages, PromptOptions options) {
+        Message last = messages.isEmpty() ? null : messages.getLast();
+        if (last == null || last.role() != Message.Role.ASSISTANT || last.content() == null || !last.toolCalls().isEmpty()) {
+            throw new IllegalArgumentException("only a final assistant turn of text can be continued");
+        }
+        List<Message> earlier = messages.subList(0, messages.size() - 1);
+        List<Message> probe = new ArrayList<>(earlier);
+        probe.add(Message.assistant(CONTINUATION_STAND_IN));
+        String withStandIn = render(probe, options, false);
+        int at = withStandIn.lastIndexOf(CONTINUATION_STAND_IN);
+        String text = (at >= 0 ? withStandIn.substring(0, at) : render(earlier, options, true)) + last.content();
+        return new RenderedPrompt(text, opensReasoning(text));
+    }
+
+    /** Stands in for a continued turn's text: letters and digits only, so that no template escapes or trims it. */
+    private static final String CONTINUATION_STAND_IN = "inferdContinuationStandIn7q2x";
+
+    /**
+     * Whether these turns, rendered as they are (each message's role and text, nothing merged: the generator's
+     * own chat prompt) with the generation prompt, end inside an open thinking block.
+     */
+    public boolean plainPromptOpensReasoning(List<Message> turns) {
+        if (!thinks) return false;
+        List<Map<String, Object>> maps = new ArrayList<>(turns.size());
+        for (Message m : turns) {
+            maps.add(message(m.role() == Message.Role.DEVELOPER ? "system" : m.role().wireName(),
+                    m.content() == null ? "" : m.content()));
+        }
+        try {
+            return opensReasoning(template.render(maps, true, Map.of()));
+        } catch (TemplateException e) {
+            return false; // the prompt itself then fails to render, and says why
+        }
+    }
+
+    private boolean opensReasoning(String text) {
+        return thinks && text.lastIndexOf("<think>") > text.lastIndexOf("</think>");
     }
 
     /** As {@link #render(List, PromptOptions)}, with or without the generation prompt (e.g. to render a finished conversation). */

@@ -20,6 +20,7 @@ import dev.inferd.engine.tokenizer.Tokenizer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.ExecutionException;
 import java.util.List;
 
 /**
@@ -254,7 +255,20 @@ public final class LocalTextGenerator implements TextGenerator {
                 (System.nanoTime() - started) / 1_000_000, cache != null ? cache.copyBytes() : 0,
                 cache != null && cache.reused(), cache != null ? cache.file() : null));
         if (options.afterLoad()) generator.afterLoad = AfterLoad.inBackground(cache, gguf, id, listener);
+        generator.scheduler.warmedUp().thenAccept(millis -> listener.on(new ModelEvent.WarmedUp(id, millis)));
         return generator;
+    }
+
+    /**
+     * Waits until the warm-up is over, so that a first request runs at full speed: the server announces a model
+     * only then. A request that comes earlier stops the warm-up and runs at once, with kernels not yet compiled.
+     */
+    public void awaitWarmUp() throws InterruptedException {
+        try {
+            scheduler.warmedUp().get();
+        } catch (ExecutionException e) {
+            // never completed exceptionally: the warm-up's failures end it like its end does
+        }
     }
 
     /** Waits until the work after the load ({@link Options#afterLoad()}) is done; at once when there is none. */

@@ -45,6 +45,13 @@ public sealed interface ModelEvent {
     record CopiesMovedIntoMemory(String model, long millis) implements ModelEvent {
     }
 
+    /**
+     * The warm-up is over: the kernels a request runs are compiled (or a request came first and stopped it).
+     * Runs beside the work after the load.
+     */
+    record WarmedUp(String model, long millis) implements ModelEvent {
+    }
+
     /** Weights that were read in place from the model file now live in memory. */
     record WeightsMovedIntoMemory(String model, long bytes, long millis) implements ModelEvent {
     }

@@ -84,11 +84,43 @@ public final class TokenVocabulary {
     private final Map<String, int[]> specialTokenIds = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The special tokens with this text (a call marker, {@code </think>}); empty when it is no special token here. */
-    int[] specialTokens(String text) {
+    public int[] specialTokens(String text) {
         return specialTokenIds.computeIfAbsent(text, t -> {
             byte[] framed = specialTokenBytes(t);
             return IntStream.range(0, size).filter(id -> Arrays.equals(tokenBytes[id], framed)).toArray();
         });
+    }
+
+    private final Map<String, int[]> spellings = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The fewest ordinary tokens that spell exactly {@code text}, in order (for forcing a text the model must
+     * write); empty when no tokens spell it. Computed once per text.
+     */
+    public int[] spelling(String text) {
+        return spellings.computeIfAbsent(text, t -> {
+            byte[] target = t.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            int n = target.length;
+            int[] fewest = new int[n + 1];
+            int[] via = new int[n + 1];
+            Arrays.fill(fewest, Integer.MAX_VALUE);
+            fewest[n] = 0;
+            for (int i = n - 1; i >= 0; i--) {
+                for (int id = 0; id < size; id++) {
+                    byte[] b = tokenBytes[id];
+                    if (b == null || b[0] == FRAME || b.length > n - i || fewest[i + b.length] == Integer.MAX_VALUE
+                            || !Arrays.equals(b, 0, b.length, target, i, i + b.length)) continue;
+                    if (fewest[i + b.length] + 1 < fewest[i]) {
+                        fewest[i] = fewest[i + b.length] + 1;
+                        via[i] = id;
+                    }
+                }
+            }
+            if (n == 0 || fewest[0] == Integer.MAX_VALUE) return new int[0];
+            int[] tokens = new int[fewest[0]];
+            for (int i = 0, k = 0; i < n; i += tokenBytes[tokens[k - 1]].length) tokens[k++] = via[i];
+            return tokens;
+        }).clone();
     }
 
     /** Whether all of {@code token}'s bytes are plain (see {@link #isPlain(int)}). */
@@ -160,7 +192,7 @@ public final class TokenVocabulary {
     }
 
     /** The text of a special token's framed bytes, or null when {@code bytes} are ordinary text. */
-    static String specialTokenText(byte[] bytes) {
+    public static String specialTokenText(byte[] bytes) {
         if (bytes == null || bytes.length < 2 || bytes[0] != FRAME) return null;
         return new String(bytes, 1, bytes.length - 2, java.nio.charset.StandardCharsets.UTF_8);
     }
@@ -189,8 +221,11 @@ public final class TokenVocabulary {
         return trie.nodes();
     }
 
-    /** The bytes a token spells, or null for a token that never matches text. */
-    byte[] bytes(int token) {
+    /**
+     * The bytes a token spells ({@link #specialTokenBytes framed} for a special token), or null for a token
+     * that never matches text. Not a copy: callers must not change it.
+     */
+    public byte[] bytes(int token) {
         return tokenBytes[token];
     }
 

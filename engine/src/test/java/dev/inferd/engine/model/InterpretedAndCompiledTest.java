@@ -6,6 +6,7 @@ import dev.inferd.engine.model.synthetic.SyntheticModel;
 import dev.inferd.engine.model.synthetic.SyntheticShape;
 import dev.inferd.engine.model.synthetic.WeightFormat;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,7 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * runs its Java fallback) must equal those of this JVM once warmed. {@code lanewise(EXP)} in the
  * feed-forward's SiLU broke this: its intrinsic and its fallback differ in the last bits, and a 1B
  * Q4_K_M file gave other greedy tokens on a server's first request than on later ones.
+ *
+ * <p>Slow: the interpreted JVM runs the Vector API's Java fallback, about a quarter of a minute on two cores.
  */
+@Tag("slow")
 class InterpretedAndCompiledTest {
     private static final SyntheticShape SHAPE = new SyntheticShape("jit-llama", "llama", 32, 2, 4, 2, 1024, 1000, 64,
             500_000f, 1e-5f, true, false, null);

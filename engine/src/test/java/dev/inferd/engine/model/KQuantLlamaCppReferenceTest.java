@@ -40,15 +40,20 @@ class KQuantLlamaCppReferenceTest {
         return new SyntheticModels.Spec("qwen2", 256, 2, 4, 2, 512, 733, 256, type, true, true, 1_000_000f, 25f, 1);
     }
 
-    /** The short prompt only: see {@link LlamaCppReferenceTest} for the long one. */
+    /**
+     * The short prompt only: see {@link LlamaCppReferenceTest} for the long one. Each model starts its search at
+     * the seed the search from 1 lands on with today's kernels (the llama-layout Q4_K_M and Q5_K_M models skip
+     * more than a hundred unclear seeds that way); should a change of rounding make it unclear, the search goes
+     * on from it.
+     */
     static Stream<Arguments> models() {
         var prompt = LlamaCppReferenceTest.shortPrompt();
         return Stream.of(
-                Arguments.of("Q4_K_M", llama(GGMLType.Q4_K), prompt),
-                Arguments.of("Q5_K_M", llama(GGMLType.Q5_K), prompt),
-                Arguments.of("Q5_K_M", qwen2(GGMLType.Q5_K), prompt),
-                Arguments.of("Q6_K", llama(GGMLType.Q6_K), prompt),
-                Arguments.of("Q4_K_M", qwen2(GGMLType.Q4_K), prompt));
+                Arguments.of("Q4_K_M", llama(GGMLType.Q4_K).withSeed(102), prompt),
+                Arguments.of("Q5_K_M", llama(GGMLType.Q5_K).withSeed(108), prompt),
+                Arguments.of("Q5_K_M", qwen2(GGMLType.Q5_K).withSeed(16), prompt),
+                Arguments.of("Q6_K", llama(GGMLType.Q6_K).withSeed(5), prompt),
+                Arguments.of("Q4_K_M", qwen2(GGMLType.Q4_K).withSeed(7), prompt));
     }
 
     /**

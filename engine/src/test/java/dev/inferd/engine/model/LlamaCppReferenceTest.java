@@ -60,13 +60,23 @@ class LlamaCppReferenceTest {
         LlamaModel.setLogger(LogFormat.TEXT, (level, message) -> { });
     }
 
+    /**
+     * Each model starts its search at the seed the search from 1 lands on with today's kernels, which skips
+     * 7 to 45 unclear seeds a model; should a change of rounding make that seed unclear, the search goes on
+     * from it as before.
+     */
     static Stream<Arguments> models() {
-        var types = List.of(GGMLType.F32, GGMLType.F16, GGMLType.Q8_0, GGMLType.Q4_0);
         return Stream.of(
-                types.stream().map(t -> Arguments.of(SyntheticModels.smallLlama(t), shortPrompt())),
-                types.stream().map(t -> Arguments.of(SyntheticModels.smallQwen2(t), shortPrompt())),
-                Stream.of(Arguments.of(SyntheticModels.smallLlama(GGMLType.Q4_0), longPrompt()),
-                        Arguments.of(SyntheticModels.smallQwen2(GGMLType.Q4_0), longPrompt()))).flatMap(s -> s);
+                Arguments.of(SyntheticModels.smallLlama(GGMLType.F32).withSeed(26), shortPrompt()),
+                Arguments.of(SyntheticModels.smallLlama(GGMLType.F16).withSeed(26), shortPrompt()),
+                Arguments.of(SyntheticModels.smallLlama(GGMLType.Q8_0).withSeed(46), shortPrompt()),
+                Arguments.of(SyntheticModels.smallLlama(GGMLType.Q4_0).withSeed(22), shortPrompt()),
+                Arguments.of(SyntheticModels.smallQwen2(GGMLType.F32).withSeed(17), shortPrompt()),
+                Arguments.of(SyntheticModels.smallQwen2(GGMLType.F16).withSeed(17), shortPrompt()),
+                Arguments.of(SyntheticModels.smallQwen2(GGMLType.Q8_0).withSeed(9), shortPrompt()),
+                Arguments.of(SyntheticModels.smallQwen2(GGMLType.Q4_0).withSeed(29), shortPrompt()),
+                Arguments.of(SyntheticModels.smallLlama(GGMLType.Q4_0).withSeed(15), longPrompt()),
+                Arguments.of(SyntheticModels.smallQwen2(GGMLType.Q4_0).withSeed(7), longPrompt()));
     }
 
     static Named<String> shortPrompt() {

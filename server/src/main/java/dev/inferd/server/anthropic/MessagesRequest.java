@@ -10,7 +10,8 @@ import java.util.List;
  * terms the conversation pipeline takes: the conversation as the chat template renders it, the tools, the
  * sampling fields and the cap.
  *
- * @param conversation the {@code system} prompt first (when given), then the turns; tool results are tool messages
+ * @param conversation the {@code system} prompt first (when given), then the turns; tool results are tool messages;
+ *                     a final assistant turn of text is a prefill the reply continues
  * @param tools        the custom tools and how the model may use them; server tools this server cannot run are left out
  * @param maxTokens    the client's cap on generated tokens (clamped to the room the context leaves), 0 when counting
  * @param topK         null when not given (the engine then samples from the whole vocabulary)
@@ -26,8 +27,8 @@ public record MessagesRequest(String model, List<Message> conversation, ChatTool
 
     /**
      * The {@code thinking} field. {@link Mode#OFF} (also when absent) asks a reasoning model not to think, where
-     * its template can be told so; the others let it think. {@code budgetTokens} is what {@code enabled} asked for
-     * (not enforced: {@code max_tokens} bounds thinking and answer together).
+     * its template can be told so; the others let it think. {@code budgetTokens} is what {@code enabled} asked for:
+     * the most tokens the thinking may take before the engine closes it.
      *
      * @param omitted {@code display: "omitted"}: thinking blocks carry their signature but no text
      */

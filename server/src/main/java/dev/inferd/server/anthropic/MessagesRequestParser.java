@@ -48,8 +48,31 @@ public final class MessagesRequestParser {
         float temperature = f.number("temperature", 0, 1).orElse(1.0).floatValue();
         float topP = f.number("top_p", 0, 1).orElse(1.0).floatValue();
         Integer topK = f.intValue("top_k", 0, Integer.MAX_VALUE).filter(k -> k > 0).orElse(null);
+        MessagesRequest.Thinking thinking = thinking(f, maxTokens, generating);
+        checkPrefill(turns, thinking);
         return new MessagesRequest(model, turns, tools, maxTokens, stopSequences(f), temperature, topP, topK,
-                generating && f.bool("stream", false), thinking(f, maxTokens, generating));
+                generating && f.bool("stream", false), thinking);
+    }
+
+    /**
+     * A final assistant turn of text is a prefill the reply continues. As at Anthropic, it may not end in
+     * whitespace (the model would continue after a space it did not choose) and it cannot come with thinking,
+     * which would have to come before the text the client already wrote.
+     */
+    private static void checkPrefill(List<Message> turns, MessagesRequest.Thinking thinking) {
+        Message last = turns.getLast();
+        if (last.role() != Message.Role.ASSISTANT || !last.toolCalls().isEmpty() || last.content() == null
+                || last.content().isEmpty()) {
+            return;
+        }
+        if (last.content().isBlank() || Character.isWhitespace(last.content().codePointBefore(last.content().length()))) {
+            throw ApiError.invalid("messages", "Invalid 'messages': the final assistant content cannot end with "
+                    + "trailing whitespace.");
+        }
+        if (thinking.mode() != MessagesRequest.Thinking.Mode.OFF) {
+            throw ApiError.invalid("messages", "Invalid 'messages': a final assistant message (a prefill the reply "
+                    + "continues) cannot be combined with thinking; leave 'thinking' out or set it to 'disabled'.");
+        }
     }
 
     private static String systemText(JsonNode system) {

@@ -136,10 +136,6 @@ final class ApiRouter {
     private void route(String method, String path, ServerRequest request, ServerResponse response)
             throws InterruptedException {
         checkTransferCoding(request);
-        if (upstream != null && notRouted(path)) {
-            throw new ApiError(501, ApiError.INVALID_REQUEST, "This gateway does not route " + path
-                    + " to its workers: use a `cloud` deployment for it.", null, "not_routed");
-        }
         switch (path) {
             case HEALTH -> {
                 allow(method, path, "GET", response);
@@ -176,12 +172,17 @@ final class ApiRouter {
             }
             case TRANSCRIPTIONS, TRANSLATIONS -> {
                 allow(method, path, "POST", response);
+                if (upstream != null) {
+                    upstream.forwardUpload(path, request, TranscriptionsEndpoint.checkUpload(request),
+                            TranscriptionsEndpoint.MAX_UPLOAD_BYTES, response);
+                    return;
+                }
                 transcriptions.handle(request, response, ClientWatch.of(request), path.equals(TRANSLATIONS));
             }
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
-                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), response);
+                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
                     return;
                 }
                 try (ClientWatch client = ClientWatch.of(request)) {
@@ -190,18 +191,26 @@ final class ApiRouter {
             }
             case MESSAGES -> {
                 allow(method, path, "POST", response);
+                if (upstream != null) {
+                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
+                    return;
+                }
                 try (ClientWatch client = ClientWatch.of(request)) {
                     messages.handle(request, response, client);
                 }
             }
             case COUNT_TOKENS -> {
                 allow(method, path, "POST", response);
+                if (upstream != null) {
+                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
+                    return;
+                }
                 messages.countTokens(request, response);
             }
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
-                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), response);
+                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
                     return;
                 }
                 try (ClientWatch client = ClientWatch.of(request)) {
@@ -210,6 +219,11 @@ final class ApiRouter {
             }
             case ResponsesEndpoint.PATH -> {
                 allow(method, path, "POST", response);
+                if (upstream != null) {
+                    var body = JsonExchange.readBody(request, maxBody);
+                    upstream.forward(path, request, body, responses.conversationKey(request, body), response);
+                    return;
+                }
                 try (ClientWatch client = ClientWatch.of(request)) {
                     responses.create(request, response, client);
                 }
@@ -229,7 +243,10 @@ final class ApiRouter {
         }
     }
 
-    /** {@code /v1/responses/{id}} (GET, DELETE) and {@code /v1/responses/{id}/input_items} (GET). */
+    /**
+     * {@code /v1/responses/{id}} (GET, DELETE) and {@code /v1/responses/{id}/input_items} (GET): answered here also on a
+     * gateway, whose store is the database its workers keep responses in.
+     */
     private void keptResponse(String method, String rest, ServerRequest request, ServerResponse response) {
         String path = ResponsesEndpoint.PATH + "/" + rest;
         String[] parts = rest.split("/", -1);
@@ -248,14 +265,6 @@ final class ApiRouter {
         } else {
             throw ApiError.unknownUrl(method, path);
         }
-    }
-
-    /** The model routes a gateway does not hand to workers: audio, Messages and Responses. */
-    private static boolean notRouted(String path) {
-        return switch (path) {
-            case TRANSCRIPTIONS, TRANSLATIONS, MESSAGES, COUNT_TOKENS, ResponsesEndpoint.PATH -> true;
-            default -> path.startsWith(ResponsesEndpoint.PATH + "/");
-        };
     }
 
     private String notReady() {

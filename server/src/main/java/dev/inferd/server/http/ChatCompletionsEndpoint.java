@@ -53,13 +53,16 @@ final class ChatCompletionsEndpoint {
         }
     }
 
-    /** The chat request as the pipeline's conversation; chat refuses a cap the context cannot hold. */
+    /**
+     * The chat request as the pipeline's conversation; chat refuses a cap the context cannot hold, and a final
+     * assistant message is a prefill the reply continues, as llama-server does.
+     */
     static ConversationRequest conversation(ChatRequest request) {
         Boolean enableThinking = request.templateVariables().get("enable_thinking") instanceof Boolean b ? b : null;
         return new ConversationRequest(request.model(), request.conversation(), request.tools(),
                 request.responseFormat(), enableThinking, request.separateReasoning(), request.templateVariables(),
                 request.sampling(), request.n(), request.stop(), request.maxTokens(), CapPolicy.REJECT,
-                request.logprobCount(), "messages", request.freeJsonLayout());
+                request.logprobCount(), "messages", request.freeJsonLayout()).continuingFinalTurn();
     }
 
     private ChatCompletion completion(ConversationRun.Collected collected, ChatRequest request, long created) {

@@ -61,20 +61,45 @@ final class ResponsesEndpoint {
             boolean summaries = request.reasoningSummary() != null;
             MeteredGeneration run = lease.submit(plan.engineRequest());
             ResponseAssembler assembler;
+            // kept before the answer's last event leaves: a follow-up sent the moment it arrives (to any worker
+            // of a gateway) finds it
             if (request.stream()) {
                 var writer = new StreamWriter();
                 assembler = new ResponseAssembler(object, request.tools(), summaries, writer::send, tokens);
                 writer.assembler = assembler;
+                ResponseAssembler streamed = assembler;
+                writer.beforeEnd = () -> keep(owner, request, history, streamed.response());
                 ConversationRun.stream(run, plan, response, client, writer);
             } else {
                 var answer = ProbedJsonResponse.probedBy(client, response);
                 assembler = new ResponseAssembler(object, request.tools(), summaries, ResponseAssembler.Emitter.NONE,
                         tokens);
                 ConversationRun.collect(run, plan, client, assembler::accept);
+                keep(owner, request, history, assembler.response());
                 answer.send(object);
             }
-            keep(owner, request, history, assembler.response());
         }
+    }
+
+    /**
+     * What keeps a conversation's turns on one of a gateway's workers (its prefix cache): the conversation's first
+     * input item without its id, read from the kept response a follow-up continues (the 400 {@link #create} gives
+     * when there is none, before any worker is asked). Null when the body does not parse: the worker says why.
+     */
+    String conversationKey(ServerRequest httpRequest, JsonNode body) {
+        ResponsesRequest request;
+        try {
+            request = ResponsesRequestParser.parse(body.deepCopy());
+        } catch (ApiError e) {
+            return null;
+        }
+        List<? extends JsonNode> items = request.previousResponseId() != null
+                ? history(RequestHook.of(httpRequest).owner(), request.previousResponseId())
+                : request.input();
+        if (items.isEmpty() || !(items.getFirst() instanceof ObjectNode first)) return null;
+        ObjectNode start = first.deepCopy();
+        start.remove("id");
+        return start.toString();
     }
 
     void get(String id, ServerRequest request, ServerResponse response) {
@@ -185,10 +210,18 @@ final class ResponsesEndpoint {
     /** The Responses stream: named events with sequence numbers, no {@code [DONE]}. */
     private static final class StreamWriter implements ConversationRun.Writer {
         ResponseAssembler assembler;
+        /** Runs once before the event that ends the response. */
+        Runnable beforeEnd;
         private SseStream sse;
 
         void send(ObjectNode event) {
-            sse.send(event.path("type").asText(), event);
+            String type = event.path("type").asText();
+            if (beforeEnd != null && (type.equals("response.completed") || type.equals("response.incomplete"))) {
+                Runnable keep = beforeEnd;
+                beforeEnd = null;
+                keep.run();
+            }
+            sse.send(type, event);
         }
 
         @Override

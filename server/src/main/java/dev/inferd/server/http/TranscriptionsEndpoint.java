@@ -37,7 +37,7 @@ final class TranscriptionsEndpoint {
     }
 
     void handle(ServerRequest request, ServerResponse response, ClientWatch watch, boolean translate) throws InterruptedException {
-        String boundary = MultipartForm.boundary(request.header("Content-Type"));
+        String boundary = checkUpload(request);
         var form = MultipartForm.parse(readBody(request), boundary);
 
         String model = form.text("model").map(String::strip).filter(s -> !s.isEmpty()).orElseThrow(() -> ApiError.missing("model"));
@@ -117,10 +117,19 @@ final class TranscriptionsEndpoint {
         return t;
     }
 
-    /** The body, refused with 413 once it is known to be larger than the limit, before it is all read. */
-    private static byte[] readBody(ServerRequest request) {
+    /**
+     * What is checked before the body is read (also by a gateway, which sends the body on to a worker): a multipart
+     * body, declared no larger than the limit. Returns its boundary.
+     */
+    static String checkUpload(ServerRequest request) {
+        String boundary = MultipartForm.boundary(request.header("Content-Type"));
         if (request.contentLength() > MAX_UPLOAD_BYTES) throw ApiError.payloadTooLarge(MAX_UPLOAD_BYTES);
         if (!request.hasBody()) throw ApiError.missing("file");
+        return boundary;
+    }
+
+    /** The body, refused with 413 once it is known to be larger than the limit, before it is all read. */
+    private static byte[] readBody(ServerRequest request) {
         try (InputStream in = request.body()) {
             byte[] body = in.readNBytes((int) MAX_UPLOAD_BYTES + 1);
             if (body.length > MAX_UPLOAD_BYTES) throw ApiError.payloadTooLarge(MAX_UPLOAD_BYTES);

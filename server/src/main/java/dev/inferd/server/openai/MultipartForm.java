@@ -1,6 +1,9 @@
 package dev.inferd.server.openai;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -57,6 +60,75 @@ public record MultipartForm(List<Part> parts) {
             at = contentEnd + 2;
         }
         return new MultipartForm(List.copyOf(parts));
+    }
+
+    /**
+     * A body's start, read until one text field was whole in it.
+     *
+     * @param value the field's value, or null when the body ended (or grew past the limit) without it
+     * @param bytes everything read from the body so far
+     */
+    public record Head(String value, byte[] bytes) {
+    }
+
+    /**
+     * Reads {@code in} until the part named {@code name} is whole, so that a proxy can route on a field before the rest
+     * (the file) is read, and at most {@code limit + 1} bytes. A malformed start also ends the search: the caller
+     * parses what was read ({@link #parse}) for the error.
+     */
+    public static Head readUntil(InputStream in, String boundary, String name, long limit) throws IOException {
+        byte[] delimiter = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        byte[] next = ("\r\n--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        byte[] headersEnd = "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] buf = new byte[16 * 1024];
+        int len = 0;
+        int at = -1; // where the current part's delimiter starts
+        int searched = 0; // how far the search for the current step got, so that each byte is looked at about once
+        while (true) {
+            if (at < 0) {
+                at = indexOf(buf, delimiter, searched, len);
+                if (at < 0) searched = Math.max(0, len - delimiter.length + 1);
+            }
+            while (at >= 0) {
+                int after = at + delimiter.length;
+                if (after + 2 > len) break;
+                if (buf[after] == '-' && buf[after + 1] == '-') return new Head(null, Arrays.copyOf(buf, len));
+                if (buf[after] != '\r' || buf[after + 1] != '\n') return new Head(null, Arrays.copyOf(buf, len));
+                int headersStart = after + 2;
+                int end = indexOf(buf, headersEnd, headersStart, len);
+                if (end < 0) break;
+                int contentStart = end + 4;
+                int contentEnd = indexOf(buf, next, Math.max(contentStart, searched), len);
+                if (contentEnd < 0) {
+                    searched = Math.max(contentStart, len - next.length + 1);
+                    break;
+                }
+                Part part;
+                try {
+                    part = part(new String(buf, headersStart, end - headersStart, StandardCharsets.UTF_8),
+                            Arrays.copyOfRange(buf, contentStart, contentEnd));
+                } catch (ApiError e) {
+                    return new Head(null, Arrays.copyOf(buf, len));
+                }
+                if (part.name().equals(name)) return new Head(part.text(), Arrays.copyOf(buf, len));
+                at = contentEnd + 2;
+                searched = at;
+            }
+            if (len > limit) return new Head(null, Arrays.copyOf(buf, len));
+            if (len == buf.length) buf = Arrays.copyOf(buf, (int) Math.min(Math.max(buf.length * 2L, 1), limit + 1 + 16 * 1024));
+            int n = in.read(buf, len, buf.length - len);
+            if (n < 0) return new Head(null, Arrays.copyOf(buf, len));
+            len += n;
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle, int from, int end) {
+        outer:
+        for (int i = from; i <= end - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) if (haystack[i + j] != needle[j]) continue outer;
+            return i;
+        }
+        return -1;
     }
 
     public Optional<Part> part(String name) {

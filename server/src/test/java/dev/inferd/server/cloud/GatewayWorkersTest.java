@@ -233,19 +233,6 @@ class GatewayWorkersTest {
         assertThat(get(workerPort, "/ready").statusCode()).isEqualTo(503);
     }
 
-    @Test
-    void theRoutesAGatewayDoesNotHandToWorkersSaySo() throws Exception {
-        for (String path : new String[]{"/v1/messages", "/v1/responses", "/v1/audio/transcriptions"}) {
-            var response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
-                    .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"model-01\"}")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as(path).isEqualTo(501);
-            assertThat(response.body()).contains("does not route");
-        }
-        assertThat(openers).allSatisfy(o -> assertThat(o.loads).isEmpty());
-    }
-
     private HttpResponse<String> get(int port, String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -82,6 +82,17 @@ class AnthropicJavaSdkTest {
         assertThat(counted).isEqualTo(client.messages().create(params).usage().inputTokens());
     }
 
+    /** A final assistant message is continued: the prompt ends with it, and the reply holds only what follows. */
+    @Test
+    void aPrefillIsContinued() {
+        MessageCreateParams params = params(TestServer.ODD_MODEL).addAssistantMessage("{").build();
+        for (Message message : List.of(client.messages().create(params), streamed(params))) {
+            assertThat(server.oddModel.lastRendered).isEqualTo("user: Hi\nassistant: {");
+            assertThat(message.content()).hasSize(1);
+            assertThat(message.content().getFirst().text().orElseThrow().text()).isEqualTo(FakeTextGenerator.TEXT);
+        }
+    }
+
     @Test
     void aStopSequenceIsReported() {
         Message message = client.messages().create(params(TestServer.ODD_MODEL).stopSequences(List.of("tiny")).build());

@@ -37,6 +37,8 @@ final class FakeTextGenerator implements TextGenerator {
 
     volatile GenerationRequest lastRequest;
     volatile List<ChatMessage> lastMessages;
+    /** The last prompt rendered through the chat format (with tools, a prefill, template settings). */
+    volatile String lastRendered;
     final CountDownLatch cancelSeen = new CountDownLatch(1);
     final AtomicInteger generateCalls = new AtomicInteger();
 
@@ -118,6 +120,7 @@ final class FakeTextGenerator implements TextGenerator {
     /** A conversation with tools, rendered by the plain chat format: one token per word, plus BOS. */
     @Override
     public int[] chatPrompt(dev.inferd.engine.chat.RenderedPrompt prompt) {
+        lastRendered = prompt.text();
         return new int[1 + words(prompt.text()).size()];
     }
 

@@ -43,10 +43,14 @@ public final class PublishedSchemas {
         }
     }
 
-    public static PublishedSchemas load() throws IOException {
+    /** Read once for every test class of a test JVM: the document is 3 MB of YAML, its schemas large. */
+    private static PublishedSchemas loaded;
+
+    public static synchronized PublishedSchemas load() throws IOException {
         Path openapi = Fixtures.dir().getParent().resolve("reference/openapi.yaml");
         Assumptions.assumeTrue(Files.exists(openapi), "no " + openapi);
-        return new PublishedSchemas(new ObjectMapper(new YAMLFactory()).readTree(openapi.toFile()));
+        if (loaded == null) loaded = new PublishedSchemas(new ObjectMapper(new YAMLFactory()).readTree(openapi.toFile()));
+        return loaded;
     }
 
     /** What the published schema of a Responses stream event of this {@code type} finds wrong in it. */

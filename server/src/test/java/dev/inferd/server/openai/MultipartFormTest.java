@@ -36,6 +36,61 @@ class MultipartFormTest {
         assertThat(form.text("language")).isEmpty();
     }
 
+    /** Gives a body a few bytes at a time, as a slow upload arrives. */
+    private static java.io.InputStream trickling(byte[] body) {
+        return new java.io.ByteArrayInputStream(body) {
+            private int step;
+
+            @Override
+            public synchronized int read(byte[] b, int off, int len) {
+                return super.read(b, off, Math.min(len, 1 + step++ % 7));
+            }
+        };
+    }
+
+    private static byte[] fileBetween(String before, String after, byte[] file) {
+        var body = new ByteArrayOutputStream();
+        if (before != null) field(body, "model", before);
+        body.writeBytes(("--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\n")
+                .getBytes(StandardCharsets.UTF_8));
+        body.writeBytes(file);
+        body.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+        if (after != null) field(body, "model", after);
+        body.writeBytes(("--" + BOUNDARY + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        return body.toByteArray();
+    }
+
+    @Test
+    void aFieldBeforeTheFileIsFoundWithoutReadingTheFile() throws Exception {
+        byte[] file = new byte[200_000];
+        byte[] body = fileBetween("speech-micro", null, file);
+        var head = MultipartForm.readUntil(trickling(body), BOUNDARY, "model", 1 << 20);
+        assertThat(head.value()).isEqualTo("speech-micro");
+        assertThat(head.bytes().length).isLessThan(1000);
+        assertThat(body).startsWith(head.bytes());
+    }
+
+    @Test
+    void aFieldAfterTheFileIsFoundPastBytesThatLookLikeABoundary() throws Exception {
+        byte[] file = ("\r\n--" + BOUNDARY.substring(0, 5) + "\r\n-- \r\n").repeat(3000).getBytes(StandardCharsets.UTF_8);
+        byte[] body = fileBetween(null, "speech-micro", file);
+        var head = MultipartForm.readUntil(trickling(body), BOUNDARY, "model", 1 << 20);
+        assertThat(head.value()).isEqualTo("speech-micro");
+        assertThat(body).startsWith(head.bytes());
+    }
+
+    @Test
+    void aBodyWithoutTheFieldIsReadWholeAndOneTooLargeStopsPastTheLimit() throws Exception {
+        byte[] body = fileBetween(null, null, new byte[5000]);
+        var head = MultipartForm.readUntil(trickling(body), BOUNDARY, "model", 1 << 20);
+        assertThat(head.value()).isNull();
+        assertThat(head.bytes()).isEqualTo(body);
+
+        var tooLarge = MultipartForm.readUntil(new java.io.ByteArrayInputStream(body), BOUNDARY, "model", 1000);
+        assertThat(tooLarge.value()).isNull();
+        assertThat(tooLarge.bytes().length).isGreaterThan(1000);
+    }
+
     @Test
     void quotedBoundariesAreRead() {
         assertThat(MultipartForm.boundary("multipart/form-data; charset=utf-8; boundary=\"abc def\"")).isEqualTo("abc def");

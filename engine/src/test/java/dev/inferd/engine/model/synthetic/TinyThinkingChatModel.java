@@ -56,6 +56,10 @@ public final class TinyThinkingChatModel {
             {% else %}<think>
             {% endif %}{% endif %}""";
 
+    /** The same template without the {@code enable_thinking} switch: its generation prompt always opens {@code <think>}. */
+    public static final String ALWAYS_THINKING_TEMPLATE = TEMPLATE.replace("{% if enable_thinking is defined and "
+            + "enable_thinking is false %}<think>\n\n</think>\n\n{% else %}<think>\n{% endif %}", "<think>\n");
+
     private static final int DIM = 64;
     private static final int HEADS = 4;
     private static final int KV_HEADS = 2;
@@ -66,6 +70,11 @@ public final class TinyThinkingChatModel {
     }
 
     public static Path write(Path file) throws IOException {
+        return write(file, TEMPLATE);
+    }
+
+    /** The same model with another chat template. */
+    public static Path write(Path file, String template) throws IOException {
         var random = new SplittableRandom(VOCAB_SIZE);
         int headDim = DIM / HEADS;
         var w = new GGUFWriter()
@@ -91,7 +100,7 @@ public final class TinyThinkingChatModel {
         types[IM_END] = 3;
         for (int id : new int[] {THINK, END_THINK, TOOL_CALL, END_TOOL_CALL}) types[id] = 4;
         w.put("tokenizer.ggml.token_type", types);
-        w.put("tokenizer.chat_template", TEMPLATE);
+        w.put("tokenizer.chat_template", template);
         matrix(w, "token_embd.weight", VOCAB_SIZE, DIM, 1f, random);
         vector(w, "blk.0.attn_norm.weight", DIM);
         matrix(w, "blk.0.attn_q.weight", DIM, DIM, 1.5f / (float) Math.sqrt(DIM), random);

@@ -8,6 +8,7 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.jdbc.PrimaryKeyMapper;
 import io.github.bucket4j.distributed.proxy.ExpiredEntriesCleaner;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
@@ -27,6 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * compare-and-swap of its key's bucket in PostgreSQL ({@code SELECT ... FOR UPDATE} on a row of
  * {@code inferd_rate_buckets}) or in Redis (Lettuce), so the limit holds for the keys' traffic in total.
  * A bucket's id is its key and limit, so a changed limit starts a fresh bucket; buckets expire once full again.
+ * The requests of one process for one bucket go to the store in batches (Bucket4j's batching: those that arrive while
+ * one is under way go together as one command, so the bucket stays exact): a burst of hundreds on one key costs a few
+ * round trips, where a round trip each would queue on the row lock (PostgreSQL) or retry its compare-and-swap (Redis)
+ * until the store's timeout turned them into 503s.
  * PostgreSQL's buckets are written without waiting for the disk ({@link Database#unsyncedDataSource}): a crash may
  * give back the last fraction of a second's tokens, which costs nothing, where a sync per request would cost
  * milliseconds. When the store cannot be reached the request is answered 503, never let through unlimited.
@@ -94,17 +99,21 @@ public final class SharedRateLimiter implements RateLimiter {
     @Override
     public RateDecision tryAcquire(String keyId, int limit) {
         String id = keyId + "/" + limit;
-        BucketProxy bucket = proxies.computeIfAbsent(id, i -> buckets.builder().build(i,
+        BucketProxy bucket = proxies.computeIfAbsent(id, i -> buckets.builder().withOptimization(Optimizations.batching()).build(i,
                 () -> BucketConfiguration.builder().addLimit(BucketShape.bandwidth(limit, period)).build()));
         try {
             RateDecision decision = BucketShape.decision(limit, bucket.tryConsumeAndReturnRemaining(1));
             cleanNowAndThen();
             return decision;
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "the rate limit store (" + backend + ") failed: " + e.getMessage());
-            throw new ApiError(503, ApiError.UNAVAILABLE, "The rate limit could not be checked; please try again.", null,
-                    "rate_limit_unavailable");
+            throw unavailable(e.getMessage());
         }
+    }
+
+    private ApiError unavailable(String why) {
+        LOG.log(Level.ERROR, "the rate limit store (" + backend + ") failed: " + why);
+        return new ApiError(503, ApiError.UNAVAILABLE, "The rate limit could not be checked; please try again.", null,
+                "rate_limit_unavailable");
     }
 
     /** Rows of full buckets go now and then (Redis expires its keys itself). */

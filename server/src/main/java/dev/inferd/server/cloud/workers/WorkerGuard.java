@@ -14,7 +14,8 @@ import java.security.MessageDigest;
  * A worker's front: only gateways may use it. Every request but the probes ({@code /health}, {@code /ready}) and
  * {@code /metrics} must carry the deployment's shared secret in {@value WorkerProxy#SECRET_HEADER} (compared in
  * constant time); others get a 401. While the worker drains, new requests get a 503 that tells the gateway to go
- * elsewhere at once.
+ * elsewhere at once. A request let through gets a {@link WorkerMeter}: the account the gateway names owns what it
+ * stores, and its counts go back to the gateway.
  */
 public final class WorkerGuard implements HttpFilter {
 
@@ -48,6 +49,8 @@ public final class WorkerGuard implements HttpFilter {
             send(response, ApiError.noWorker("This worker is shutting down.", 1));
             return;
         }
+        // only now, with the secret checked, may the request name the account it acts for
+        WorkerMeter.attach(request, response);
         next.run();
     }
 

@@ -2,13 +2,16 @@ package dev.inferd.server.cloud.workers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inferd.server.http.ClientGoneException;
 import dev.inferd.server.http.RequestHook;
 import dev.inferd.server.http.ServerRequest;
 import dev.inferd.server.http.ServerResponse;
 import dev.inferd.server.http.Upstream;
+import dev.inferd.server.http.WireProtocol;
 import dev.inferd.server.openai.ApiError;
+import dev.inferd.server.openai.MultipartForm;
+import dev.inferd.server.openai.WireJson;
+import dev.inferd.server.store.WorkerRow;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -30,19 +33,22 @@ import java.util.concurrent.Executors;
 /**
  * The gateway's model routes: each request goes to a worker ({@link WorkerDirectory}, {@link RouteChooser}) and its
  * answer comes back through here, a stream event by event with back-pressure (the next event is read from the worker
- * only once the last one is written to the client).
+ * only once the last one is written to the client), an audio upload byte by byte as the worker reads it.
  *
  * <ul>
  *   <li>A worker that cannot be reached, or fails before its answer's first byte reached the client, is left out and
  *       the request goes to another; one that answers 503 while it loads the model is asked again until
- *       {@code loadWait} is over.</li>
- *   <li>A stream the worker cuts ends with an {@code error} event (status 502) and no {@code [DONE]}, so no client
- *       takes a cut answer for a whole one; the client's departure closes the connection to the worker, which
- *       cancels the generation there.</li>
- *   <li>Usage: a stream always asks the worker for its usage chunk, reports the tokens to the request's
- *       {@link RequestHook} (the gateway's meter), and passes the chunk on only when the client asked for it. The
- *       final events wait for the response's barrier ({@link ServerResponse#settle}): the gateway's usage record is
- *       committed before the client can hold a whole answer, as for {@code cloud}.</li>
+ *       {@code loadWait} is over. An upload whose bytes a worker began to read cannot be sent again: its failure is
+ *       the client's 502.</li>
+ *   <li>A stream the worker cuts ends with an error event in the route's protocol (status 502, no {@code [DONE]}, no
+ *       completed event), so no client takes a cut answer for a whole one; the client's departure closes the
+ *       connection to the worker, which cancels the work there.</li>
+ *   <li>Usage: the worker sends what its handler counted ({@link WorkerReport}) at its own barrier, just before its
+ *       final bytes; the counts go to the request's {@link RequestHook} (the gateway's meter), and only then does
+ *       this response settle ({@link ServerResponse#settle}), committing the usage record before the client can hold
+ *       a whole answer, as under {@code cloud}. The report never reaches the client.</li>
+ *   <li>The account the request acts for goes to the worker in {@value #ACCOUNT_HEADER}: kept responses are the
+ *       account's there as under {@code cloud}. Workers trust it only with the shared secret.</li>
  * </ul>
  */
 public final class WorkerProxy implements Upstream, AutoCloseable {
@@ -51,12 +57,15 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
     public static final String SECRET_HEADER = "x-inferd-worker-secret";
     /** A draining worker's 503 says so in this header: the request goes to another worker at once. */
     public static final String DRAINING_HEADER = "x-inferd-draining";
+    /** The account a request acts for (it owns what the request stores), trusted by workers only with the secret. */
+    public static final String ACCOUNT_HEADER = "x-inferd-account";
 
     private static final System.Logger LOG = System.getLogger(WorkerProxy.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final byte[] CUT = ("data: {\"error\":{\"message\":\"The worker serving this request stopped before "
-            + "the answer was complete. Retry the request.\",\"type\":\"" + ApiError.UNAVAILABLE
-            + "\",\"param\":null,\"code\":502}}\n\n").getBytes(StandardCharsets.UTF_8);
+    private static final String CUT_MESSAGE = "The worker serving this request stopped before the answer was complete. "
+            + "Retry the request.";
+    /** Headers of the client's request the worker's handlers read. */
+    private static final String[] PASSED_ON = {"anthropic-version", "anthropic-beta"};
     /** How long a request waits between two asks while its model loads on a worker. */
     private static final Duration LOAD_POLL = Duration.ofMillis(250);
     /** Workers one request may find failing before it gives up (the load wait bounds the rest). */
@@ -83,15 +92,162 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
     }
 
     @Override
-    public void forward(String path, ServerRequest request, JsonNode body, ServerResponse response) throws InterruptedException {
+    public void forward(String path, ServerRequest request, JsonNode body, String affinity, ServerResponse response)
+            throws InterruptedException {
         JsonNode modelField = body.get("model");
         String model = modelField != null && modelField.isTextual() ? modelField.asText() : "";
         RequestHook hook = RequestHook.of(request);
         if (!model.isEmpty()) hook.model(model); // a key whose scope excludes the model: 403 before any worker is asked
-        boolean stream = body.path("stream").isBoolean() && body.path("stream").asBoolean();
-        boolean clientWantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
-        byte[] sent = bytes(stream && !clientWantsUsage ? withUsage(body) : body);
-        String affinity = Affinity.of(request, body);
+        byte[] sent = bytes(body);
+        String key = Affinity.of(request, body, affinity);
+        exchange(path, request, model, key, new Payload.Whole(sent), response);
+    }
+
+    @Override
+    public void forwardUpload(String path, ServerRequest request, String boundary, long maxBytes, ServerResponse response)
+            throws InterruptedException {
+        var upload = new Upload(request.body(), maxBytes);
+        MultipartForm.Head head;
+        try {
+            head = MultipartForm.readUntil(upload, boundary, "model", maxBytes);
+        } catch (IOException e) {
+            throw upload.tooLarge() ? ApiError.payloadTooLarge(maxBytes) : ApiError.unreadableBody(e.getMessage());
+        }
+        if (head.bytes().length > maxBytes) throw ApiError.payloadTooLarge(maxBytes);
+        String model = head.value() == null ? null : head.value().strip();
+        if (model == null || model.isEmpty()) {
+            // the whole body was read without a model: the same error as the worker's parser gives
+            MultipartForm.parse(head.bytes(), boundary);
+            throw ApiError.missing("model");
+        }
+        RequestHook.of(request).model(model);
+        var payload = new Payload.Streamed(head.bytes(), upload, request.contentLength(), request.header("Content-Type"));
+        try {
+            exchange(path, request, model, null, payload, response);
+        } catch (ApiError e) {
+            if (upload.tooLarge()) throw ApiError.payloadTooLarge(maxBytes);
+            throw e;
+        }
+    }
+
+    /** A request body the proxy sends: bytes it holds, or a client's upload that can be sent once. */
+    private sealed interface Payload {
+        HttpRequest.BodyPublisher publisher();
+
+        /** Whether another worker may still be sent it. */
+        boolean replayable();
+
+        String contentType();
+
+        record Whole(byte[] bytes) implements Payload {
+            @Override
+            public HttpRequest.BodyPublisher publisher() {
+                return HttpRequest.BodyPublishers.ofByteArray(bytes);
+            }
+
+            @Override
+            public boolean replayable() {
+                return true;
+            }
+
+            @Override
+            public String contentType() {
+                return "application/json";
+            }
+        }
+
+        /** The bytes read to find the model, then the rest of the client's upload as the worker reads it. */
+        record Streamed(byte[] head, Upload rest, long length, String contentType) implements Payload {
+            @Override
+            public HttpRequest.BodyPublisher publisher() {
+                var stream = HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(head), rest));
+                return length >= 0 ? HttpRequest.BodyPublishers.fromPublisher(stream, length) : stream;
+            }
+
+            @Override
+            public boolean replayable() {
+                return !rest.touched();
+            }
+        }
+    }
+
+    /**
+     * The client's upload as the worker reads it: at most {@code limit} bytes in all (the head read to find the model
+     * included); a failure to read from the client is its departure, not the worker's fault.
+     */
+    private static final class Upload extends InputStream {
+        private final InputStream in;
+        private final long limit;
+        private long read;
+        private volatile boolean touched;
+        private volatile boolean tooLarge;
+        private volatile boolean clientFailed;
+        private boolean headDone;
+
+        Upload(InputStream in, long limit) {
+            this.in = in;
+            this.limit = limit;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (headDone) touched = true;
+            int n;
+            try {
+                n = in.read(b, off, len);
+            } catch (IOException | RuntimeException e) {
+                clientFailed = true;
+                throw e instanceof IOException io ? io : new IOException(e);
+            }
+            if (n > 0) {
+                read += n;
+                if (headDone && read > limit) { // the head's own excess is the caller's 413
+                    tooLarge = true;
+                    throw new IOException("the upload is larger than " + limit + " bytes");
+                }
+            }
+            return n;
+        }
+
+        /** From now on the reads are the worker's: the upload can no longer be sent to another. */
+        void headRead() {
+            headDone = true;
+        }
+
+        boolean touched() {
+            return touched;
+        }
+
+        long limit() {
+            return limit;
+        }
+
+        boolean tooLarge() {
+            return tooLarge;
+        }
+
+        boolean clientFailed() {
+            return clientFailed;
+        }
+
+        @Override
+        public void close() {
+            // the client's body belongs to the server, which deals with what is left unread
+        }
+    }
+
+    private void exchange(String path, ServerRequest request, String model, String affinity, Payload payload,
+                          ServerResponse response) throws InterruptedException {
+        if (payload instanceof Payload.Streamed s) s.rest().headRead();
+        RequestHook hook = RequestHook.of(request);
         long deadline = System.nanoTime() + loadWait.toNanos();
         Set<String> failed = new HashSet<>();
         while (true) {
@@ -100,37 +256,38 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
                 throw ApiError.noWorker(failed.isEmpty() ? "No worker is serving now. Please retry in a few seconds."
                         : "No worker could take the request now. Please retry in a few seconds.", 2);
             }
+            if (!payload.replayable()) throw ApiError.workerFailed(CUT_MESSAGE);
             var worker = target.get().worker();
             try (WorkerDirectory.Lease lease = directory.lease(worker.id())) {
                 HttpResponse<InputStream> answer;
                 try {
-                    answer = http.send(HttpRequest.newBuilder(URI.create(worker.address() + path))
-                            .header("Content-Type", "application/json")
-                            .header(SECRET_HEADER, secret)
-                            .header("x-request-id", request.id())
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(sent))
-                            .build(), HttpResponse.BodyHandlers.ofInputStream());
+                    answer = http.send(toWorker(worker, path, request, hook, payload), HttpResponse.BodyHandlers.ofInputStream());
                 } catch (IOException e) {
+                    if (payload instanceof Payload.Streamed s && (s.rest().clientFailed() || s.rest().tooLarge())) {
+                        throw s.rest().tooLarge() ? ApiError.payloadTooLarge(s.rest().limit()) : new ClientGoneException(e);
+                    }
                     LOG.log(Level.WARNING, "worker " + worker.id() + " at " + worker.address() + " failed: " + e.getMessage());
                     directory.unreachable(worker);
                     failed.add(worker.id());
                     continue;
                 }
-                if (answer.statusCode() == 503 && answer.headers().firstValue(DRAINING_HEADER).isPresent()) {
+                if (answer.statusCode() == 503 && answer.headers().firstValue(DRAINING_HEADER).isPresent()
+                        && payload.replayable()) {
                     discard(answer);
                     failed.add(worker.id());
                     continue;
                 }
                 if (answer.statusCode() == 503 && answer.headers().firstValue("Retry-After").isPresent()
-                        && System.nanoTime() + LOAD_POLL.toNanos() < deadline) {
+                        && payload.replayable() && System.nanoTime() + LOAD_POLL.toNanos() < deadline) {
                     // the model is loading there (or the worker is full for a moment): ask again shortly
                     discard(answer);
                     Thread.sleep(LOAD_POLL);
                     continue;
                 }
+                Optional<WorkerReport> headerReport = WorkerReport.parse(answer.headers().firstValue(WorkerReport.HEADER).orElse(null));
                 boolean eventStream = answer.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream");
                 if (eventStream) {
-                    relayStream(answer, clientWantsUsage, hook, response, worker);
+                    relayStream(path, answer, headerReport, hook, response, worker);
                     return;
                 }
                 byte[] whole;
@@ -142,74 +299,112 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
                     failed.add(worker.id());
                     continue;
                 }
-                relayWhole(answer, whole, hook, response);
+                relayWhole(answer, whole, headerReport, hook, response);
                 return;
             }
         }
     }
 
-    private static void relayWhole(HttpResponse<InputStream> answer, byte[] body, RequestHook hook, ServerResponse response) {
-        if (answer.statusCode() == 200) reportUsage(body, hook);
+    private HttpRequest toWorker(WorkerRow worker, String path, ServerRequest request, RequestHook hook, Payload payload) {
+        var builder = HttpRequest.newBuilder(URI.create(worker.address() + path))
+                .header("Content-Type", payload.contentType())
+                .header(SECRET_HEADER, secret)
+                .header(ACCOUNT_HEADER, hook.owner())
+                .header("x-request-id", request.id())
+                .POST(payload.publisher());
+        for (String name : PASSED_ON) {
+            String value = request.header(name);
+            if (value != null) builder.header(name, value);
+        }
+        return builder.build();
+    }
+
+    private static void relayWhole(HttpResponse<InputStream> answer, byte[] body, Optional<WorkerReport> headerReport,
+                                   RequestHook hook, ServerResponse response) {
+        byte[] out = body;
+        Optional<WorkerReport> report = headerReport;
+        int start = 0;
+        while (start < body.length && isSpace(body[start])) start++;
+        byte[] prefix = WorkerReport.LINE_PREFIX.getBytes(StandardCharsets.US_ASCII);
+        if (startsWith(body, start, prefix)) {
+            // a JSON answer the worker began early (its probes' spaces): the report sits before the JSON
+            int end = indexOf(body, (byte) '\n', start);
+            if (end > 0) {
+                report = WorkerReport.parse(new String(body, start + prefix.length, end - start - prefix.length, StandardCharsets.US_ASCII));
+                out = java.util.Arrays.copyOfRange(body, end + 1, body.length);
+            }
+        }
+        report.ifPresent(r -> count(r, hook));
         response.status(answer.statusCode());
         copyHeader(answer, response, "Content-Type");
         copyHeader(answer, response, "Retry-After");
         copyHeader(answer, response, "x-should-retry");
-        response.send(body);
+        response.send(out);
     }
 
-    private void relayStream(HttpResponse<InputStream> answer, boolean clientWantsUsage, RequestHook hook,
-                             ServerResponse response, dev.inferd.server.store.WorkerRow worker) {
+    private void relayStream(String path, HttpResponse<InputStream> answer, Optional<WorkerReport> headerReport,
+                             RequestHook hook, ServerResponse response, WorkerRow worker) {
         response.status(answer.statusCode());
         response.header("Content-Type", "text/event-stream; charset=utf-8");
         response.header("Cache-Control", "no-cache");
         response.header("X-Accel-Buffering", "no");
+        boolean reported = false;
+        if (headerReport.isPresent()) {
+            // the worker settled before its first event: so does the gateway
+            count(headerReport.get(), hook);
+            response.settle();
+            reported = true;
+        }
         OutputStream out = response.outputStream();
-        boolean done = false;
+        boolean ended = false; // the worker's stream ended as the worker meant it to
+        int events = 0;
         try (InputStream in = answer.body();
-             BufferedReader events = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+             BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             var event = new StringBuilder();
             String line;
             while (true) {
                 try {
-                    line = events.readLine();
+                    line = lines.readLine();
                 } catch (IOException e) {
                     break; // the worker went away mid-stream
                 }
-                if (line == null) break;
+                if (line == null) {
+                    ended = reported;
+                    break;
+                }
                 if (!line.isEmpty()) {
                     event.append(line).append('\n');
                     continue;
                 }
                 String text = event.toString();
                 event.setLength(0);
-                boolean last = false;
-                if (text.startsWith("data: [DONE]")) {
-                    done = true;
-                    last = true;
-                }
-                if (text.startsWith("data: {") && text.contains("\"usage\":{")) {
-                    JsonNode chunk = JSON.readTree(text.substring("data: ".length()));
-                    if (reportUsage(chunk, hook)) {
-                        if (!clientWantsUsage && chunk.path("choices").isEmpty()) continue;
-                        last = true;
+                if (text.isEmpty()) continue;
+                if (text.startsWith(WorkerReport.LINE_PREFIX)) {
+                    Optional<WorkerReport> report = WorkerReport.parse(text.substring(WorkerReport.LINE_PREFIX.length()));
+                    if (report.isPresent() && !reported) {
+                        reported = true;
+                        count(report.get(), hook);
+                        if (!settled(path, response, out, events)) {
+                            ended = true; // the answer is withheld: its error event is the end
+                            break;
+                        }
                     }
+                    continue;
                 }
-                if (last && !settled(response, out)) {
-                    done = true; // the answer is withheld: its error event is the end
-                    break;
-                }
+                if (isError(text)) ended = true; // the worker's own error event ends the stream
                 write(out, (text + "\n").getBytes(StandardCharsets.UTF_8));
+                events++;
             }
-            if (!done) {
+            if (!ended) {
                 hook.cancelled();
                 directory.unreachable(worker);
-                write(out, CUT);
+                write(out, cutEvent(path, ApiError.workerFailed(CUT_MESSAGE), events));
             }
         } catch (IOException e) {
-            // only the worker's side can fail here (closing its stream, an unparsable chunk): the client gets the cut event
-            if (!done) {
+            // only the worker's side can fail here (closing its stream): the client gets the cut event
+            if (!ended) {
                 hook.cancelled();
-                write(out, CUT);
+                write(out, cutEvent(path, ApiError.workerFailed(CUT_MESSAGE), events));
             }
         }
         try {
@@ -219,20 +414,58 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
         }
     }
 
+    /** An error event: chat's {@code data: {"error":...}}, or a named {@code error} event (Responses, Messages). */
+    private static boolean isError(String event) {
+        return event.startsWith("event: error\n") || event.startsWith("data: {\"error\":");
+    }
+
     /**
-     * The final events (the usage chunk, {@code [DONE]}) may go out only once the request's usage record is committed:
-     * the response's barrier ({@link ServerResponse#settle}). When it cannot be, the client gets its error event
-     * instead of the end; false then.
+     * The final events may go out only once the request's usage record is committed: the response's barrier
+     * ({@link ServerResponse#settle}). When it cannot be, the client gets its error event instead of the end; false
+     * then.
      */
-    private static boolean settled(ServerResponse response, OutputStream out) {
+    private static boolean settled(String path, ServerResponse response, OutputStream out, int events) {
         try {
             response.settle();
             return true;
         } catch (ApiError withheld) {
-            write(out, ("data: " + new String(dev.inferd.server.openai.WireJson.bytes(withheld.body()), StandardCharsets.UTF_8)
-                    + "\n\n").getBytes(StandardCharsets.UTF_8));
+            write(out, cutEvent(path, withheld, events));
             return false;
         }
+    }
+
+    /**
+     * The error event that ends a stream the gateway cannot complete, as the route's protocol frames one: chat's
+     * {@code data:} error, Messages' {@code event: error}, Responses' {@code error} event with its sequence number.
+     */
+    private static byte[] cutEvent(String path, ApiError error, int sequence) {
+        String text;
+        if (WireProtocol.of(path) == WireProtocol.ANTHROPIC) {
+            text = "event: error\ndata: " + json(WireProtocol.ANTHROPIC.errorBody(error, null)) + "\n\n";
+        } else if (path.startsWith("/v1/responses")) {
+            var event = new java.util.LinkedHashMap<String, Object>();
+            event.put("type", "error");
+            event.put("code", error.reason());
+            event.put("message", error.getMessage());
+            event.put("param", null);
+            event.put("sequence_number", sequence);
+            text = "event: error\ndata: " + json(event) + "\n\n";
+        } else {
+            text = "data: " + json(error.body()) + "\n\n";
+        }
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String json(Object body) {
+        return new String(WireJson.bytes(body), StandardCharsets.UTF_8);
+    }
+
+    private static void count(WorkerReport report, RequestHook hook) {
+        if (report.promptTokens() > 0 || report.completionTokens() > 0 || report.cachedTokens() > 0) {
+            hook.tokens(report.promptTokens(), report.completionTokens(), report.cachedTokens());
+        }
+        if (report.audioMillis() > 0) hook.audio(report.audioMillis());
+        if (report.cancelled()) hook.cancelled();
     }
 
     private static void discard(HttpResponse<InputStream> answer) {
@@ -252,36 +485,23 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
         }
     }
 
-    private static void reportUsage(byte[] body, RequestHook hook) {
-        try {
-            reportUsage(JSON.readTree(body), hook);
-        } catch (IOException e) {
-            LOG.log(Level.WARNING, "a worker's answer is not JSON: its usage is not known");
-        }
-    }
-
-    /** Reports the tokens of a body or chunk that carries {@code usage}; false when it has none. */
-    private static boolean reportUsage(JsonNode node, RequestHook hook) {
-        JsonNode usage = node.get("usage");
-        if (usage == null || !usage.isObject()) return false;
-        hook.tokens(usage.path("prompt_tokens").asInt(0), usage.path("completion_tokens").asInt(0),
-                usage.path("prompt_tokens_details").path("cached_tokens").asInt(0));
-        return true;
-    }
-
     private static void copyHeader(HttpResponse<?> from, ServerResponse to, String name) {
         from.headers().firstValue(name).ifPresent(v -> to.header(name, v));
     }
 
-    /** The body with {@code stream_options.include_usage} set, so that the gateway learns a stream's tokens. */
-    private static JsonNode withUsage(JsonNode body) {
-        JsonNode options = body.get("stream_options");
-        if (options != null && !options.isObject() && !options.isNull()) return body; // the worker refuses it as it is
-        ObjectNode copy = ((ObjectNode) body).deepCopy();
-        ObjectNode streamOptions = options instanceof ObjectNode o ? o.deepCopy() : JSON.createObjectNode();
-        streamOptions.put("include_usage", true);
-        copy.set("stream_options", streamOptions);
-        return copy;
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
+    }
+
+    private static boolean startsWith(byte[] body, int at, byte[] prefix) {
+        if (body.length - at < prefix.length) return false;
+        for (int i = 0; i < prefix.length; i++) if (body[at + i] != prefix[i]) return false;
+        return true;
+    }
+
+    private static int indexOf(byte[] body, byte b, int from) {
+        for (int i = from; i < body.length; i++) if (body[i] == b) return i;
+        return -1;
     }
 
     private static byte[] bytes(JsonNode body) {

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Cold start: the time from the command to the port answering and to the first chat answer, for
+# `inferd serve` and, given its path, llama-server on the same GGUF file; and under `inferd cloud`, the
+# time from a request for a model not loaded yet to its answer. Runs alternate between the servers (the
+# order reversed every other round) and the medians are printed with the load average.
+#
+#   scripts/cold-start.sh [--runs N] [--cold] [--llama-server PATH [--llama-arg ARG]...] [--no-cloud] [--max-tokens N] FILE.gguf
+#
+# --cold drops the page cache before every start (root only; it slows every process on the machine for
+# a moment): the model file and the decode copies are then read from disk. Without it the file is in
+# the page cache, as after a restart. inferd uses its copy cache ($INFERD_HOME/copies) either way; the
+# first start on a new file builds the copies, so run the script once before measuring.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+runs=3 cold=false llama="" cloud=true max_tokens=8 llama_args=()
+while [ $# -gt 1 ]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --cold) cold=true; shift ;;
+    --llama-server) llama=$2; shift 2 ;;
+    --llama-arg) llama_args+=("$2"); shift 2 ;; # e.g. -nr where the CPU's AMX tiles trap under a VM
+    --no-cloud) cloud=false; shift ;;
+    --max-tokens) max_tokens=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -eq 1 ] && [ -f "$1" ] || { sed -n 7p "$0" | cut -c3- >&2; exit 2; }
+file="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+id="$(basename "$file" .gguf)"
+work="$(mktemp -d /tmp/inferd-cold-start.XXXXXX)"
+pid=""
+cleanup() { if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$work"; }
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+drop_caches() { if $cold; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; }
+body() { printf '{"model":"%s","messages":[{"role":"user","content":"Hello there"}],"max_tokens":%d,"temperature":0}' "$1" "$max_tokens"; }
+
+# Polls GET /v1/models until the server answers at all (any status), then a chat completion until it
+# answers 200; prints "port_seconds answer_seconds" since $1. Until the server listens curl gets no
+# answer (000); while the model loads and warms up, 503.
+until_answer() {
+  local start=$1 url=$2 model=$3 auth=${4:-} listening code
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 300 "$url/v1/models" || true)" != 000 ]; do sleep 0.02; done
+  listening=$(now)
+  for _ in $(seq 1 30000); do
+    code=$(curl -s -o "$work/out" -w '%{http_code}' --max-time 300 -X POST "$url/v1/chat/completions" \
+      -H 'Content-Type: application/json' ${auth:+-H "Authorization: Bearer $auth"} -d "$(body "$model")" || true)
+    if [ "$code" = 200 ]; then
+      local end; end=$(now)
+      echo "$(echo "$listening - $start" | bc) $(echo "$end - $start" | bc)"
+      return 0
+    fi
+    case "$code" in 000|503) sleep 0.02 ;; *) echo "unexpected HTTP $code: $(cat "$work/out")" >&2; return 1 ;; esac
+  done
+  echo "no answer" >&2; return 1
+}
+
+stop_server() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }
+
+run_inferd() {
+  local port; port=$(free_port); drop_caches
+  local start; start=$(now)
+  "$here/inferd" serve --model "$file" --port "$port" --offline --parallel 1 --ctx 4096 >"$work/inferd.log" 2>&1 &
+  pid=$!
+  until_answer "$start" "http://127.0.0.1:$port" "$id" || { cat "$work/inferd.log" >&2; exit 1; }
+  stop_server
+}
+
+run_llama() {
+  local port; port=$(free_port); drop_caches
+  local start; start=$(now)
+  "$llama" -m "$file" --port "$port" -np 1 -c 4096 "${llama_args[@]}" >"$work/llama.log" 2>&1 &
+  pid=$!
+  until_answer "$start" "http://127.0.0.1:$port" "$id" || { tail -5 "$work/llama.log" >&2; exit 1; }
+  stop_server
+}
+
+# A fresh cloud process whose catalog lists the file; once /ready answers, the first request for it.
+run_cloud() {
+  local port; port=$(free_port)
+  "$here/inferd" cloud --config "$work/cloud.json" --port "$port" --offline --parallel 1 --ctx 4096 \
+    --load-wait 300s >"$work/cloud.log" 2>&1 &
+  pid=$!
+  until curl -sf -o /dev/null "http://127.0.0.1:$port/ready"; do sleep 0.05; done
+  drop_caches
+  local start; start=$(now)
+  until_answer "$start" "http://127.0.0.1:$port" cold-start-model "$key" | cut -d' ' -f2 || { cat "$work/cloud.log" >&2; exit 1; }
+  stop_server
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+if $cloud; then
+  printf '{"database": "jdbc:sqlite:%s/cloud.db", "models": [{"id": "cold-start-model", "file": "%s"}]}\n' "$work" "$file" >"$work/cloud.json"
+  "$here/inferd" accounts create --config "$work/cloud.json" cold-start >/dev/null 2>&1
+  key=$("$here/inferd" keys create --config "$work/cloud.json" --account cold-start 2>/dev/null | grep -o 'sk-[A-Za-z0-9_-]*' | head -1)
+fi
+
+echo "file $file, $runs runs, $($cold && echo 'page cache dropped before every start' || echo 'file in the page cache')"
+echo "columns: server, port answering (s), first answer (s); load average before the run"
+# an unmeasured start first: the launcher's class archive, the copy cache and the page cache
+run_inferd >/dev/null
+for r in $(seq 1 "$runs"); do
+  order="inferd llama"; [ $((r % 2)) -eq 0 ] && order="llama inferd"
+  for which in $order; do
+    case $which in
+      inferd) l=$(load); t=$(run_inferd); echo "inferd-serve $t  (load $l)"; echo "$t" >>"$work/inferd.t" ;;
+      llama) [ -n "$llama" ] || continue
+             l=$(load); t=$(run_llama); echo "llama-server $t  (load $l)"; echo "$t" >>"$work/llama.t" ;;
+    esac
+  done
+  if $cloud; then l=$(load); t=$(run_cloud); echo "inferd-cloud request-to-answer $t  (load $l)"; echo "$t" >>"$work/cloud.t"; fi
+done
+
+echo "medians:"
+mi=$(cut -d' ' -f2 "$work/inferd.t" | median)
+echo "  inferd serve: port $(cut -d' ' -f1 "$work/inferd.t" | median) s, first answer $mi s"
+if [ -n "$llama" ]; then
+  ml=$(cut -d' ' -f2 "$work/llama.t" | median)
+  echo "  llama-server: port $(cut -d' ' -f1 "$work/llama.t" | median) s, first answer $ml s"
+  echo "  ratio inferd / llama-server (first answer): $(echo "scale=2; $mi / $ml" | bc)"
+fi
+if $cloud; then
+  mc=$(median <"$work/cloud.t")
+  echo "  inferd cloud, request for an unloaded model to its answer: $mc s"
+  [ -n "$llama" ] && echo "  ratio cloud / llama-server (command to first answer): $(echo "scale=2; $mc / $ml" | bc)"
+fi
+echo "load average at the end: $(load)"
