@@ -54,12 +54,12 @@ import java.util.function.Function;
         description = {
                 "Measure prompt processing (pp<P>) and generation (tg<N>) speed in tokens/s, as llama-bench does,",
                 "and the fraction of the memory-bandwidth limit that generation reaches.",
-                "Synthetic models have the exact shapes of real ones with random weights: --model synthetic:<shape>:<type>",
+                "Synthetic models have the exact shapes of real ones with random weights: --model synthetic:<shape>:<type>[:<seed>]",
                 "(shapes: smollm2-135m, smollm2-360m, smollm2-1.7b, qwen2.5-0.5b, qwen2.5-1.5b, qwen2.5-3b, qwen2.5-7b,",
                 "qwen2.5-14b, qwen2.5-32b, qwen3-0.6b, qwen3-1.7b, qwen3-4b, qwen3-8b, qwen3-14b, qwen3-32b, llama-3.2-1b,",
                 "llama-3.2-3b, llama-3.1-8b, llama-3.3-70b, gemma-3-1b, gemma-3-4b, gemma-3-12b, gemma-2-2b, gemma-2-9b,",
                 "phi-3.5-mini, phi-4-mini, mistral-7b, mistral-nemo-12b, tinyllama-1.1b, stories-15m;",
-                "types: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K_M, Q5_K_M, Q6_K).",
+                "types: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K_M, Q5_K_M, Q6_K; another seed: other weights, the same vocabulary).",
                 "--catalog-decode measures every catalog model's synthetic file beside llama-bench (docs/performance.md).",
                 "--write-synthetic writes such a file, so llama-bench can run the very same model.",
                 "The report names the CPU and its VNNI and AMX support, which llama.cpp uses and inferd cannot."})
@@ -102,6 +102,11 @@ public final class BenchCommand implements Callable<Integer> {
                     + "alternating rounds through the scheduler, for each of --streams, -n tokens per stream; then the cost of "
                     + "verifying drafts (a pass of 1 to 9 rows of one sequence at the first -d depth)")
     String draft;
+
+    @Option(names = "--draft-p-min", defaultValue = "0.5", paramLabel = "P",
+            description = "with --draft: the draft's draft ends at a token the draft model gives less than this probability, "
+                    + "as serve's drafts do (0: never; default: ${DEFAULT-VALUE})")
+    float draftMinProbability;
 
     @Option(names = "--prompt-lookup", description = "measure prompt lookup speculation (no draft model) the same way as --draft")
     boolean promptLookup;
@@ -276,6 +281,10 @@ public final class BenchCommand implements Callable<Integer> {
             err.println("inferd bench: --draft and --prompt-lookup measure different things: give one");
             return 2;
         }
+        if (!(draftMinProbability >= 0 && draftMinProbability < 1)) {
+            err.println("inferd bench: --draft-p-min is a probability below 1");
+            return 2;
+        }
         if (repetitions < 1 || streams.stream().anyMatch(n -> n < 1)) {
             err.println("inferd bench: -r and --streams must be at least 1");
             return 2;
@@ -288,7 +297,8 @@ public final class BenchCommand implements Callable<Integer> {
         Path copiesDir = noCopyCache ? null : ModelsConfig.fromEnvironment(env).copiesDir();
         int parallel = streams.stream().mapToInt(Integer::intValue).max().orElse(1);
         var options = new dev.inferd.engine.generate.LocalTextGenerator.Options(null, null, 2048).withParallel(parallel)
-                .withThreads(threadCount).withCopyCache(copiesDir).withDraft(draftFile).withPromptLookup(draftFile == null);
+                .withThreads(threadCount).withCopyCache(copiesDir).withDraft(draftFile).withPromptLookup(draftFile == null)
+                .withDraftMinProbability(draftMinProbability);
         CpuInfo cpu = CpuInfo.detect();
         try (var generator = dev.inferd.engine.generate.LocalTextGenerator.open(target, options)) {
             String what = draftFile != null ? "target " + target.getFileName() + ", draft " + draftFile.getFileName()

@@ -43,6 +43,13 @@ public final class CloudCommand implements Callable<Integer> {
             description = "a catalog slug or a model file to add to the catalog (when not listed) and load at start; repeatable")
     List<String> models = new ArrayList<>();
 
+    /**
+     * Refused with a reason, rather than picocli's "unknown option": under cloud, models load and unload on
+     * demand within one memory budget, and a draft would have to follow its target in both.
+     */
+    @Option(names = "--draft", hidden = true, paramLabel = "<slug|file.gguf>")
+    String draft;
+
     @Mixin
     ServerOptionsMixin server;
 
@@ -57,7 +64,11 @@ public final class CloudCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String problem = HostedProcess.firstProblem(server.problem(), modelOptions.problem(), poolOptions.problem());
+        String refusedDraft = draft == null ? null
+                : "--draft is not supported under cloud (models load and unload on demand there, and a draft model would "
+                + "have to follow its target); serve a model with a draft by `inferd serve --model BIG --draft SMALL`. "
+                + "Prompt lookup speculation is on for every model of the catalog";
+        String problem = HostedProcess.firstProblem(refusedDraft, server.problem(), modelOptions.problem(), poolOptions.problem());
         return process.run(problem, store, redis, null, server, ServeCommand.DEFAULT_PORT, this::serve);
     }
 

@@ -72,4 +72,19 @@ class ServeCommandTest {
         assertThat(err.toString(UTF_8)).contains("the draft model tiny.gguf cannot draft for stories260K.gguf")
                 .contains("their vocabularies differ (1024 tokens against 512)");
     }
+
+    @Test
+    void cloudRefusesADraftModelWithAReason() {
+        var err = new ByteArrayOutputStream();
+        PrintStream saved = System.err;
+        int exit;
+        System.setErr(new PrintStream(err, true, UTF_8));
+        try {
+            exit = new CommandLine(new CloudCommand()).execute("--draft", "qwen2.5-0.5b-instruct");
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString(UTF_8)).contains("--draft is not supported under cloud").contains("inferd serve --model BIG --draft SMALL");
+    }
 }

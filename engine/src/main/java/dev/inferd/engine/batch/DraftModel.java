@@ -27,8 +27,11 @@ final class DraftModel {
     private final List<SequenceSlot> round = new ArrayList<>();
     private final List<Integer> rows = new ArrayList<>();
 
-    DraftModel(Model model, Scheduler.Config config, int contextLength, int targetVocab, int maxDraft) {
+    private final float minProbability;
+
+    DraftModel(Model model, Scheduler.Config config, int contextLength, int targetVocab, int maxDraft, float minProbability) {
         this.model = model;
+        this.minProbability = minProbability;
         int sequences = config.sequences();
         // the target's positions, and room for every sequence's draft beyond them
         int blocks = config.blocks() + sequences * (Math.ceilDiv(maxDraft, config.blockSize()) + 1);
@@ -60,6 +63,7 @@ final class DraftModel {
         int budget = catchUpBudget;
         for (SequenceSlot s : slots) {
             s.draftCount = 0;
+            s.draftDeclined = false;
             int seq = s.sequence;
             if (computed[seq] == 0 && cache.blockCount(seq) == 0) {
                 computed[seq] = cache.attachCachedPrefix(seq, s.tokens(), s.size() - 1);
@@ -121,13 +125,25 @@ final class DraftModel {
         return true;
     }
 
-    /** The slot's next draft token from logits row {@code row}; false when the slot's draft ends here. */
+    /**
+     * The slot's next draft token from logits row {@code row}; false when the slot's draft ends here. A draft
+     * that ends before its first token (the draft model not confident enough) marks the slot
+     * {@link SequenceSlot#draftDeclined}.
+     */
     private boolean take(SequenceSlot s, Logits logits, int row) {
-        int vocab = Math.min(logits.vocabSize(), padded.length);
-        System.arraycopy(logits.data(), logits.offset(row), padded, 0, vocab);
-        if (vocab < padded.length) Arrays.fill(padded, vocab, padded.length, Float.NEGATIVE_INFINITY);
-        int token = s.owner.request.draft(s.choice, s.draftCount, padded, 0);
-        if (token < 0) return false;
+        int token;
+        if (logits.vocabSize() >= padded.length) { // the target's vocabulary at the row's start: read in place
+            token = s.owner.request.draft(s.choice, s.draftCount, logits.data(), logits.offset(row), minProbability);
+        } else {
+            int vocab = logits.vocabSize();
+            System.arraycopy(logits.data(), logits.offset(row), padded, 0, vocab);
+            Arrays.fill(padded, vocab, padded.length, Float.NEGATIVE_INFINITY);
+            token = s.owner.request.draft(s.choice, s.draftCount, padded, 0, minProbability);
+        }
+        if (token < 0) {
+            if (s.draftCount == 0) s.draftDeclined = true;
+            return false;
+        }
         s.draft[s.draftCount++] = token;
         return s.draftCount < s.draftWanted;
     }

@@ -27,10 +27,11 @@ public interface ScheduledRequest {
     /**
      * Speculative decoding: chooses draft token {@code index} of a choice from a draft model's logits
      * (over the target's vocabulary), by the choice's own rules, as if draft tokens {@code 0..index-1}
-     * had been accepted. Index 0 starts a draft; {@link #endDraft} ends it. Returns -1 when the request
-     * does not draft (then its choices decode without a draft model).
+     * had been accepted. Index 0 starts a draft; {@link #endDraft} ends it. Returns -1 when the draft ends
+     * here: the draft model gives the token a probability below {@code minProbability}, or the request does
+     * not draft (then its choices decode without a draft model).
      */
-    default int draft(int choice, int index, float[] logits, int offset) {
+    default int draft(int choice, int index, float[] logits, int offset, float minProbability) {
         return -1;
     }
 

@@ -141,7 +141,8 @@ public final class Scheduler implements AutoCloseable {
         this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), maxWrite,
                 config.parallel());
         this.draftModel = speculation.draft() == null ? null
-                : new DraftModel(speculation.draft(), config, contextLength, model.config().vocabSize(), speculation.maxDraft());
+                : new DraftModel(speculation.draft(), config, contextLength, model.config().vocabSize(), speculation.maxDraft(),
+                        speculation.minProbability());
         this.batch = new Batch(batchSize);
         for (int s = 0; s < config.sequences(); s++) freeSequences.add(s);
         publish();
@@ -378,7 +379,7 @@ public final class Scheduler implements AutoCloseable {
         for (SequenceSlot s : decoding) {
             s.draftCount = 0;
             if (s.draftLength == null) {
-                s.draftLength = new DraftLength();
+                s.draftLength = draftModel != null ? DraftLength.forDraftModel() : DraftLength.forPromptLookup();
                 s.draft = new int[maxDraft];
             }
             int k = s.draftLength.next(maxDraft, decoding.size());
@@ -391,6 +392,13 @@ public final class Scheduler implements AutoCloseable {
         if (drafting.isEmpty()) return drafting;
         if (draftModel != null) {
             draftModel.propose(drafting);
+            // a pass of the draft model spent without a draft: a failed attempt (prompt lookup finding nothing costs
+            // nothing); what the draft computed stands, and its full blocks go to the draft's prefix cache
+            for (SequenceSlot s : drafting) {
+                if (!s.draftDeclined) continue;
+                s.draftLength.observe(0, 0, maxDraft);
+                draftModel.rollBack(s, s.size());
+            }
         } else {
             for (SequenceSlot s : drafting) s.draftCount = PromptLookup.propose(s.tokens(), s.size(), s.draftWanted, s.draft);
         }

@@ -32,6 +32,8 @@ final class SequenceSlot {
     int draftWanted;
     int draftCount;
     int[] draft;
+    /** Speculation: the draft model ran for this step but proposed nothing (too unsure of its first token). */
+    boolean draftDeclined;
     /** Speculation: how long this sequence's drafts are, from how they fared; null when the scheduler does not speculate. */
     DraftLength draftLength;
 

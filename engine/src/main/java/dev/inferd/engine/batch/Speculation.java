@@ -12,21 +12,32 @@ import dev.inferd.engine.model.Model;
  * @param draft the draft model (its vocabulary's ids the target's), or null
  * @param promptLookup whether sequences without a draft model draft by prompt lookup
  * @param maxDraft the most draft tokens a sequence proposes in one step
+ * @param minProbability a draft model's draft ends at a token the draft model gives less than this
+ *                       probability (0: never): such a token is likely rejected, and its verification row and
+ *                       the next draft pass would be spent for nothing
  */
-public record Speculation(Model draft, boolean promptLookup, int maxDraft) {
+public record Speculation(Model draft, boolean promptLookup, int maxDraft, float minProbability) {
     /** Draft tokens per step at most. */
     public static final int DEFAULT_MAX_DRAFT = 8;
-    public static final Speculation NONE = new Speculation(null, false, 0);
-    public static final Speculation PROMPT_LOOKUP = new Speculation(null, true, DEFAULT_MAX_DRAFT);
+    /**
+     * Drafting one more token pays when its chance of being kept exceeds what it costs in steps: a pass of
+     * the draft (a sixth to a third of a step for the catalog's pairs) and a verification row (a few
+     * hundredths of a step where decode is bound by reading the weights, a fifth to two fifths on a machine
+     * whose decode also waits on arithmetic): about one half at worst.
+     */
+    public static final float DEFAULT_MIN_PROBABILITY = 0.5f;
+    public static final Speculation NONE = new Speculation(null, false, 0, 0f);
+    public static final Speculation PROMPT_LOOKUP = new Speculation(null, true, DEFAULT_MAX_DRAFT, 0f);
 
     public Speculation {
         if (maxDraft < 0) throw new IllegalArgumentException("maxDraft must not be negative");
         if ((draft != null || promptLookup) && maxDraft == 0) throw new IllegalArgumentException("speculation needs maxDraft > 0");
+        if (!(minProbability >= 0f && minProbability < 1f)) throw new IllegalArgumentException("minProbability must be in [0, 1)");
     }
 
-    /** A draft model proposing up to {@link #DEFAULT_MAX_DRAFT} tokens. */
+    /** A draft model proposing up to {@link #DEFAULT_MAX_DRAFT} tokens, each of {@link #DEFAULT_MIN_PROBABILITY} or more. */
     public static Speculation withDraft(Model draft) {
-        return new Speculation(draft, false, DEFAULT_MAX_DRAFT);
+        return new Speculation(draft, false, DEFAULT_MAX_DRAFT, DEFAULT_MIN_PROBABILITY);
     }
 
     public boolean enabled() {

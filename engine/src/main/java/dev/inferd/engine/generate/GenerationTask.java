@@ -54,7 +54,7 @@ final class GenerationTask implements ScheduledRequest {
     }
 
     @Override
-    public int draft(int choice, int index, float[] logits, int offset) {
+    public int draft(int choice, int index, float[] logits, int offset, float minProbability) {
         Choice c = choices[choice];
         if (index == 0) c.sampler.beginDraft();
         float[] q = null;
@@ -67,7 +67,7 @@ final class GenerationTask implements ScheduledRequest {
             if (c.draftDistributions[index] == null) c.draftDistributions[index] = new float[vocabSize];
             q = c.draftDistributions[index];
         }
-        return c.sampler.draft(logits, offset, q);
+        return c.sampler.draft(logits, offset, q, minProbability);
     }
 
     @Override

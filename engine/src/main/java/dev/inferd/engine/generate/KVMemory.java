@@ -5,7 +5,8 @@ import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.model.ModelConfig;
 
 /**
- * What a served model's KV cache takes once full, as {@code serve} reports it.
+ * What a served model's KV cache takes once full, as {@code serve} reports it; with a draft model, its cache too
+ * (a block of the draft's beside each of the target's, counted in {@code bytes} and {@code bytesPerPosition}).
  *
  * @param bytes              all of it: the layers that see the whole context and the sliding-window layers' pool
  * @param positions          positions the pool that admission control counts holds, over all sequences
@@ -17,12 +18,32 @@ import dev.inferd.engine.model.ModelConfig;
  */
 public record KVMemory(long bytes, long positions, long slidingWindowBytes, long bytesPerPosition, long budget) {
 
-    static KVMemory of(ModelConfig config, int context, Scheduler.Config schedule, long budget) {
+    /** @param draft the draft model's configuration, whose cache holds a block for each of the target's; null for none */
+    static KVMemory of(ModelConfig config, ModelConfig draft, int context, Scheduler.Config schedule, long budget) {
         long windowed = slidingWindowBytes(config, context, schedule.parallel(), schedule.stepTokens());
-        long blockBytes = globalBlockBytes(config);
+        long blockBytes = globalBlockBytes(config) + (draft == null ? 0 : draftBlockBytes(draft));
         long global = (long) schedule.blocks() * blockBytes;
         return new KVMemory(global + windowed, (long) schedule.blocks() * schedule.blockSize(), windowed,
                 blockBytes / schedule.blockSize(), budget);
+    }
+
+    static KVMemory of(ModelConfig config, int context, Scheduler.Config schedule, long budget) {
+        return of(config, null, context, schedule, budget);
+    }
+
+    /**
+     * The target's share of the KV memory beside a draft model: the draft keeps the same positions, so each
+     * block of the target's comes with one of the draft's (all its layers counted, sliding or not: a little
+     * more than a windowed draft takes).
+     */
+    static double targetShare(ModelConfig target, ModelConfig draft) {
+        long own = globalBlockBytes(target);
+        if (own == 0) return 1;
+        return (double) own / (own + draftBlockBytes(draft));
+    }
+
+    private static long draftBlockBytes(ModelConfig draft) {
+        return KVCache.bytesPerBlock(draft.blockCount(), draft.kvLength(), KVCache.DEFAULT_BLOCK_SIZE);
     }
 
     /** Bytes of one block of the layers that attend over the whole context. */

@@ -64,10 +64,11 @@ public final class LocalTextGenerator implements TextGenerator {
      * @param draft a smaller model with the same vocabulary that drafts tokens for this one to verify
      *              (speculative decoding), or null
      * @param promptLookup whether sequences draft by prompt lookup where there is no draft model
+     * @param draftMinProbability the draft model's least probability for a token it drafts ({@link Speculation#minProbability})
      */
     public record Options(String id, String ownedBy, int contextLength, int parallel, long kvMemory, int maxQueued,
                           int stepTokens, Path copyCache, int maxChoices, int threads, boolean afterLoad,
-                          Path draft, boolean promptLookup) {
+                          Path draft, boolean promptLookup, float draftMinProbability) {
         public static final Options DEFAULTS = new Options(null, null, 0);
 
         public Options {
@@ -78,47 +79,51 @@ public final class LocalTextGenerator implements TextGenerator {
         }
 
         public Options(String id, String ownedBy, int contextLength) {
-            this(id, ownedBy, contextLength, 0, 0, 0, 0, null, 0, 0, false, null, true);
+            this(id, ownedBy, contextLength, 0, 0, 0, 0, null, 0, 0, false, null, true, Speculation.DEFAULT_MIN_PROBABILITY);
         }
 
         public Options withParallel(int parallel) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withKvMemory(long kvMemory) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withMaxQueued(int maxQueued) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withStepTokens(int stepTokens) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withCopyCache(Path copyCache) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withMaxChoices(int maxChoices) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withThreads(int threads) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withAfterLoad(boolean afterLoad) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withDraft(Path draft) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+        }
+
+        public Options withDraftMinProbability(float draftMinProbability) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
 
         public Options withPromptLookup(boolean promptLookup) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
         }
     }
 
@@ -140,9 +145,12 @@ public final class LocalTextGenerator implements TextGenerator {
         this.gguf = gguf;
         this.draftGguf = draftGguf;
         ModelConfig config = ModelConfig.fromGGUF(gguf);
+        // a draft model's cache holds a block for each of the target's: the budget is split in that proportion
+        double share = draftGguf == null ? 1 : KVMemory.targetShare(config, ModelConfig.fromGGUF(draftGguf));
         long budget = options.kvMemory() > 0 ? options.kvMemory() : ContextSizing.defaultBudget();
-        int context = ContextSizing.context(config, options.contextLength(), budget, parallelOf(options), stepTokensOf(options));
-        Scheduler.Config schedule = scheduleFor(config, context, options);
+        int context = ContextSizing.context(config, options.contextLength(), (long) (budget * share), parallelOf(options),
+                stepTokensOf(options));
+        Scheduler.Config schedule = scheduleFor(config, context, options, share);
         this.tokenizer = Tokenizer.fromGGUF(gguf);
         Model draftModel = null;
         if (draftGguf != null) {
@@ -151,7 +159,8 @@ public final class LocalTextGenerator implements TextGenerator {
                     ? CopyCacheFile.open(options.copyCache(), draftGguf, WeightMatrices.COPIES) : null;
             draftModel = Model.load(draftGguf, Scheduler.draftBatch(schedule), draftCopies != null ? draftCopies : CopyStore.inMemory());
         }
-        Speculation speculation = draftModel != null ? Speculation.withDraft(draftModel)
+        Speculation speculation = draftModel != null
+                ? new Speculation(draftModel, false, Speculation.DEFAULT_MAX_DRAFT, options.draftMinProbability())
                 : options.promptLookup() ? Speculation.PROMPT_LOOKUP : Speculation.NONE;
         this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf, WeightMatrices.COPIES) : null;
         this.model = Model.load(gguf, speculation.targetBatch(schedule), copyCache != null ? copyCache : CopyStore.inMemory());
@@ -165,7 +174,7 @@ public final class LocalTextGenerator implements TextGenerator {
                 Files.getLastModifiedTime(file).toMillis() / 1000,
                 gguf.architecture(), ModelFacts.parameterCount(gguf), ModelFacts.quantization(gguf), context);
         this.scheduler = new Scheduler(model, context, schedule, speculation);
-        this.kvMemory = KVMemory.of(config, context, schedule, budget);
+        this.kvMemory = KVMemory.of(config, draftGguf == null ? null : draftModel.config(), context, schedule, budget);
     }
 
     /**
@@ -175,6 +184,11 @@ public final class LocalTextGenerator implements TextGenerator {
      * pool admission control counts.
      */
     static Scheduler.Config scheduleFor(ModelConfig config, int context, Options options) {
+        return scheduleFor(config, context, options, 1);
+    }
+
+    /** {@link #scheduleFor(ModelConfig, int, Options)} with {@code share} of the KV memory (the rest is a draft model's). */
+    static Scheduler.Config scheduleFor(ModelConfig config, int context, Options options, double share) {
         int parallel = parallelOf(options);
         int maxChoices = options.maxChoices() > 0 ? options.maxChoices() : parallel;
         int stepTokens = stepTokensOf(options);
@@ -184,9 +198,9 @@ public final class LocalTextGenerator implements TextGenerator {
         long windowedPool = KVMemory.slidingWindowBytes(config, context, parallel, stepTokens);
         int contextBlocks = Math.ceilDiv(context, blockSize);
         long contextBytes = contextBlocks * blockBytes;
-        long memory = options.kvMemory();
+        long memory = (long) (options.kvMemory() * share);
         if (memory == 0) {
-            long cap = ContextSizing.defaultBudget();
+            long cap = (long) (ContextSizing.defaultBudget() * share);
             memory = windowedPool + Math.max(contextBytes, Math.min(parallel * contextBytes, cap - windowedPool));
         } else if (memory > Runtime.getRuntime().maxMemory()) {
             throw new IllegalArgumentException("KV memory of " + memory + " bytes exceeds the Java heap's "

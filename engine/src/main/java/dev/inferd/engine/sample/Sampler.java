@@ -130,10 +130,21 @@ public final class Sampler {
      *          null when greedy
      */
     public int draft(float[] logits, int offset, float[] q) {
+        return draft(logits, offset, q, 0f);
+    }
+
+    /**
+     * {@link #draft(float[], int, float[])}, but -1 (the draft ends, its state as before) where the draft
+     * model gives its token a probability below {@code minProbability}: greedy, the top token's share of
+     * the softmax at temperature 1; sampling, the token's share of {@code q}.
+     */
+    public int draft(float[] logits, int offset, float[] q, float minProbability) {
         int token;
         boolean unmasked = constraint != null && draftConstraint == null;
         if (prepare(logits, offset, unmasked ? null : draftConstraint)) {
             token = argmax(work);
+            // e^(l - max) summed: the top token's probability is 1 / sum
+            if (minProbability > 0f && Lanes.softmaxNumerators(work, work.length, work[token]) * minProbability > 1f) return -1;
         } else {
             float sum = softmaxNumerators();
             if (truncated()) {
@@ -143,6 +154,7 @@ public final class Sampler {
                 for (int i = 0; i < work.length; i++) q[i] = work[i] * inv;
                 token = sampleAll(sum, draftRandom);
             }
+            if (q[token] < minProbability) return -1;
         }
         if (draftCount == draftTokens.length) draftTokens = Arrays.copyOf(draftTokens, draftCount * 2);
         draftTokens[draftCount++] = token;

@@ -88,4 +88,18 @@ class ContextSizingTest {
             assertThat(g.description().contextLength()).as("a default budget holds 8192 positions of this model").isEqualTo(8192);
         }
     }
+
+    @Test
+    void aDraftModelsCacheTakesItsShareOfTheBudget() {
+        // the same attention as the draft: each takes half of every position's bytes
+        assertThat(KVMemory.targetShare(LLAMA_3_2_1B, LLAMA_3_2_1B)).isEqualTo(0.5);
+        long budget = 256L << 20;
+        var options = new LocalTextGenerator.Options(null, null, 0).withParallel(2).withKvMemory(budget);
+        var alone = LocalTextGenerator.scheduleFor(LLAMA_3_2_1B, 4096, options);
+        var beside = LocalTextGenerator.scheduleFor(LLAMA_3_2_1B, 4096, options, 0.5);
+        assertThat(beside.blocks()).isEqualTo(alone.blocks() / 2);
+        var memory = KVMemory.of(LLAMA_3_2_1B, LLAMA_3_2_1B, 4096, beside, budget);
+        assertThat(memory.bytes()).as("both caches, within the budget").isLessThanOrEqualTo(budget).isGreaterThan(budget * 9 / 10);
+        assertThat(memory.bytesPerPosition()).isEqualTo(2 * LLAMA_BYTES_PER_POSITION);
+    }
 }

@@ -41,6 +41,8 @@ class SpeculativeDecodingTest {
     private static LocalTextGenerator selfDraft;
     private static LocalTextGenerator disagreeingDraft;
     private static LocalTextGenerator lookup;
+    /** The file as its own draft, drafting only tokens it is sure enough of (the default). */
+    private static LocalTextGenerator confidentSelfDraft;
 
     @BeforeAll
     static void open() throws Exception {
@@ -48,14 +50,16 @@ class SpeculativeDecodingTest {
         Path twin = DraftTwins.disagreeing(model, dir.resolve("rolled.gguf"));
         var options = LocalTextGenerator.Options.DEFAULTS;
         plain = LocalTextGenerator.open(model, options.withPromptLookup(false));
-        selfDraft = LocalTextGenerator.open(model, options.withDraft(model));
-        disagreeingDraft = LocalTextGenerator.open(model, options.withDraft(twin));
+        // drafts of every confidence: these two check what verification does with any draft
+        selfDraft = LocalTextGenerator.open(model, options.withDraft(model).withDraftMinProbability(0f));
+        disagreeingDraft = LocalTextGenerator.open(model, options.withDraft(twin).withDraftMinProbability(0f));
+        confidentSelfDraft = LocalTextGenerator.open(model, options.withDraft(model));
         lookup = LocalTextGenerator.open(model, options);
     }
 
     @AfterAll
     static void close() {
-        for (var g : new LocalTextGenerator[] {plain, selfDraft, disagreeingDraft, lookup}) if (g != null) g.close();
+        for (var g : new LocalTextGenerator[] {plain, selfDraft, disagreeingDraft, lookup, confidentSelfDraft}) if (g != null) g.close();
     }
 
     /** What a client sees of a run, per choice: token ids, text, finish reason, log-probabilities (with alternatives). */
@@ -110,11 +114,13 @@ class SpeculativeDecodingTest {
             assertThat(run(selfDraft, greedy(prompt, 40))).as(prompt).isEqualTo(expected);
             assertThat(run(disagreeingDraft, greedy(prompt, 40))).as(prompt).isEqualTo(expected);
             assertThat(run(lookup, greedy(prompt, 40))).as(prompt).isEqualTo(expected);
+            assertThat(run(confidentSelfDraft, greedy(prompt, 40))).as(prompt).isEqualTo(expected);
         }
         SchedulerStats self = selfDraft.stats();
         assertThat(self.draftTokens() - draftedBefore).isGreaterThan(100);
         assertThat(self.acceptance()).as("the file drafting for itself").isGreaterThan(0.95);
         assertThat(disagreeingDraft.stats().acceptance()).as("the rolled twin").isLessThan(0.05);
+        assertThat(confidentSelfDraft.stats().acceptedDraftTokens()).as("drafts the file is sure of").isPositive();
     }
 
     @Test
@@ -130,7 +136,7 @@ class SpeculativeDecodingTest {
         var request = new GenerationRequest(plain.textPrompt("Once upon a time"), 3, 48, List.of("park", "."), PENALIZED, 3);
         Outcome expected = run(plain, request);
         assertThat(expected.finish()).contains(FinishReason.STOP);
-        for (var g : List.of(selfDraft, disagreeingDraft, lookup)) assertThat(run(g, request)).isEqualTo(expected);
+        for (var g : List.of(selfDraft, disagreeingDraft, lookup, confidentSelfDraft)) assertThat(run(g, request)).isEqualTo(expected);
         var repeating = new GenerationRequest(plain.textPrompt(REPEATING), 2, 40, List.of("tree. Lily saw a big tree. Lily"),
                 SamplingParams.GREEDY, 2);
         Outcome repeated = run(plain, repeating);
@@ -154,7 +160,7 @@ class SpeculativeDecodingTest {
         Outcome expected = run(plain, request);
         assertThat(expected.texts().getFirst()).startsWith("{");
         long before = selfDraft.stats().acceptedDraftTokens();
-        for (var g : List.of(selfDraft, disagreeingDraft, lookup)) assertThat(run(g, request)).isEqualTo(expected);
+        for (var g : List.of(selfDraft, disagreeingDraft, lookup, confidentSelfDraft)) assertThat(run(g, request)).isEqualTo(expected);
         assertThat(selfDraft.stats().acceptedDraftTokens() - before).as("drafts masked like the output").isGreaterThan(10);
     }
 

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -61,20 +62,31 @@ public final class SyntheticModel {
     }
 
     /**
-     * What {@code synthetic:<shape>:<type>} names: a shape, a weight format and a seed.
+     * What {@code synthetic:<shape>:<type>[:<seed>]} names: a shape, a weight format and a seed.
      */
     public record Spec(SyntheticShape shape, WeightFormat format, long seed) {
         public static final long DEFAULT_SEED = 1;
 
-        /** Parses {@code <shape>:<type>}, e.g. {@code smollm2-135m:Q8_0}. */
+        /**
+         * Parses {@code <shape>:<type>} or {@code <shape>:<type>:<seed>}, e.g. {@code smollm2-135m:Q8_0}; files of
+         * one shape and different seeds share the vocabulary but not a single weight (a draft that never agrees).
+         */
         public static Spec parse(String text) {
             String[] parts = text.split(":", -1);
-            if (parts.length != 2 || parts[0].isBlank() || parts[1].isBlank()) {
-                throw new IllegalArgumentException("a synthetic model is <shape>:<type>, e.g. smollm2-135m:Q8_0; shapes: "
+            if (parts.length < 2 || parts.length > 3 || Arrays.stream(parts).anyMatch(String::isBlank)) {
+                throw new IllegalArgumentException("a synthetic model is <shape>:<type>[:<seed>], e.g. smollm2-135m:Q8_0; shapes: "
                         + SyntheticShape.KNOWN.stream().map(SyntheticShape::name).toList() + ", types: "
                         + WeightFormat.KNOWN.stream().map(WeightFormat::name).toList() + "; got '" + text + "'");
             }
-            return new Spec(SyntheticShape.named(parts[0].strip()), WeightFormat.named(parts[1].strip()), DEFAULT_SEED);
+            long seed = DEFAULT_SEED;
+            if (parts.length == 3) {
+                try {
+                    seed = Long.parseLong(parts[2].strip());
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("a synthetic model's seed is a whole number, not '" + parts[2] + "'");
+                }
+            }
+            return new Spec(SyntheticShape.named(parts[0].strip()), WeightFormat.named(parts[1].strip()), seed);
         }
 
         /** A file name that tells the content apart, e.g. {@code smollm2-135m-Q8_0-seed1.gguf}. */

@@ -145,6 +145,17 @@ class SyntheticModelTest {
     }
 
     @Test
+    void aThirdPartIsTheSeed() {
+        var spec = SyntheticModel.Spec.parse("qwen2.5-1.5b:Q4_0:2");
+        assertThat(spec.shape()).isEqualTo(SyntheticShape.QWEN2_5_1_5B);
+        assertThat(spec.seed()).isEqualTo(2);
+        assertThat(spec.fileName()).isEqualTo("qwen2.5-1.5b-Q4_0-seed2.gguf");
+        assertThat(SyntheticShape.QWEN2_5_1_5B.vocabSize()).as("a draft's vocabulary").isEqualTo(SyntheticShape.QWEN2_5_0_5B.vocabSize());
+        assertThatThrownBy(() -> SyntheticModel.Spec.parse("smollm2-135m:Q8_0:two")).hasMessageContaining("whole number");
+        assertThatThrownBy(() -> SyntheticModel.Spec.parse("smollm2-135m:Q8_0:1:2")).hasMessageContaining("<shape>:<type>");
+    }
+
+    @Test
     void aRowThatIsNotAWholeNumberOfBlocksIsRefused() {
         var odd = new SyntheticShape("odd", "llama", 48, 1, 4, 4, 96, 1000, 64, 10_000f, 1e-5f, true, false, null);
         assertThatThrownBy(() -> SyntheticModel.plan(odd, WeightFormat.Q8_0)).hasMessageContaining("block size 32");
