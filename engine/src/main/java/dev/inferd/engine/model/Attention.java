@@ -17,26 +17,30 @@ import java.util.Arrays;
  * key-value head's part of a block into a worker's float buffer of one block ({@link KVCache#readKeys}), which
  * stays in L1 while its scores and weighted values are computed, and the kernels below read floats.
  *
- * <p>One pass over the blocks with an online softmax (as flash attention does): for each block, a query head's
- * scores against its keys go into a tile of one block, the running maximum of the scores is raised to the block's
- * if that is higher (the weighted sum so far and the sum of the weights are then scaled by {@code e^(old - new)}),
- * the block's weights {@code e^(score - max)} are added to the sum, and the block's values, weighted, to the output;
- * at the end the output is divided by the sum. Nothing as long as the context is written: a row's scores over a
- * 16k-token context were 64 KB, {@link #ROWS} {@code x} {@link #HEADS} of them 2 MB a worker, more than L2, written
- * then read twice more, and a long prompt's attention waited on memory.
+ * <p>Two passes over the blocks, with nothing as long as the context written per row: the first computes a block's
+ * scores into a tile and keeps each head's running maximum and sum of {@code e^(score - max)} (the sum scaled by
+ * {@code e^(old - new)} when the maximum rises, as flash attention does); the second computes the block's scores
+ * again, turns them into weights with the final maximum and sum, and adds the weighted values to the output. A run
+ * that sees at most {@link #KEPT_POSITIONS} positions keeps its scores between the passes instead (256 KB a worker,
+ * in L2). Whole rows of scores kept for a 16k-token context were 2 MB a worker, more than L2, written and then read
+ * twice more while the cores waited on memory; and computing the scores twice keeps the weights llama.cpp's
+ * ({@code softmax} over the row, then rounded to halves), which an online softmax's weights, rounded against a
+ * running maximum, are not: they moved the greedy tokens of the k-quant reference models off llama.cpp's.
  *
  * <p>A task takes up to {@link #HEADS} query heads that share a key-value head (grouped-query attention), and
  * reads each key and value once for all of them, for a run of up to {@link #ROWS} rows of one sequence at
  * consecutive positions (a prompt's), which share their keys and values but for the last few: each block is widened
- * once for the run and read from L1 by every row and head. Each head's numbers are still those of a head alone: its
- * scores are the same dot products, lane for lane, its maximum and sums change block by block in the same order,
- * its weighted sum of values is the same chain per output over the positions in order, so a row's result does not
- * depend on which heads or rows share its task, nor on whether its prompt came in one batch or a token at a time.
+ * once a pass for the run and read from L1 by every row and head. Groups of query heads that are not a multiple of
+ * four (Qwen2.5-0.5B's seven) take the same path, their last heads one at a time over the same widened block. Each
+ * head's numbers are still those of a head alone: its scores are the same dot products, lane for lane, its maximum
+ * and sum change block by block in the same order, its weighted sum of values is the same chain per output over
+ * the positions in order, so a row's result does not depend on which heads or rows share its task, nor on whether
+ * its scores were kept or computed again, nor on whether its prompt came in one batch or a token at a time.
  *
  * <p>Attention runs near llama.cpp's precision: its KV cache holds F16, and ggml's CPU kernels against F16 round the
- * other operand (the query, the attention weights) to F16 too. Doing the same (the weights {@code e^(score - max)}
- * are rounded to halves before they weigh the values) keeps our log-probabilities on stories260K within a few 1e-3
- * of llama.cpp's, where a plain F32 attention drifts several times further.
+ * other operand (the query, the attention weights) to F16 too. Doing the same (the softmax's weights are rounded to
+ * halves before they weigh the values) keeps our log-probabilities on stories260K within a few 1e-3 of llama.cpp's,
+ * where a plain F32 attention drifts several times further.
  */
 final class Attention implements WorkerPool.Task {
     /** The scores' dot products take 8 lanes, whose sums in a fixed order ({@link Lanes#sum}) are the scores' bits. */
