@@ -10,7 +10,9 @@ import java.util.SplittableRandom;
 /**
  * End-to-end speed of a model the way {@code llama-bench} measures it: one sequence, a fresh KV
  * cache for every repetition, one unmeasured warm-up run (it also lets the JIT compile the kernels),
- * and tokens per second per repetition.
+ * and tokens per second per repetition. The warm-up of a test longer than {@link #WARM_UP_POSITIONS}
+ * is the same test cut to that many positions: it compiles the same kernels, and a 16k-token prompt
+ * is not run twice to be measured once.
  *
  * <ul>
  *   <li>{@code pp<P>}: P prompt tokens through {@link Model#forward} in batches of the model's
@@ -23,6 +25,9 @@ import java.util.SplittableRandom;
  * Prompt tokens are random ids drawn from a fixed seed, as llama-bench draws random tokens.
  */
 public final class LlamaBench {
+    /** Positions a warm-up run covers at most: four batches of 512, every kernel compiled. */
+    static final int WARM_UP_POSITIONS = 2048;
+
     private final Model model;
     private final Batch batch;
     private final int vocabSize;
@@ -41,10 +46,17 @@ public final class LlamaBench {
             throw new IllegalArgumentException(test.name() + " needs " + context + " positions; the model's context is "
                     + model.config().contextLength());
         }
-        runOnce(test);
+        runOnce(warmUp(test));
         double[] tokensPerSecond = new double[repetitions];
         for (int r = 0; r < repetitions; r++) tokensPerSecond[r] = test.tokens() / runOnce(test);
         return new TestResult(test, tokensPerSecond);
+    }
+
+    /** The test cut to {@link #WARM_UP_POSITIONS} positions, its own tokens first and then its depth. */
+    static BenchTest warmUp(BenchTest test) {
+        if (test.positions() <= WARM_UP_POSITIONS) return test;
+        int tokens = Math.min(test.tokens(), WARM_UP_POSITIONS);
+        return new BenchTest(test.kind(), tokens, Math.min(test.depth(), WARM_UP_POSITIONS - tokens));
     }
 
     /** One run on a fresh cache; returns its seconds. */

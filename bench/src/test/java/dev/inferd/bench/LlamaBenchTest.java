@@ -44,6 +44,14 @@ class LlamaBenchTest {
     }
 
     @Test
+    void warmUpOfALongTestIsTheSameTestCutShort() {
+        assertThat(LlamaBench.warmUp(BenchTest.prompt(512))).isEqualTo(BenchTest.prompt(512));
+        assertThat(LlamaBench.warmUp(BenchTest.prompt(16384))).isEqualTo(BenchTest.prompt(LlamaBench.WARM_UP_POSITIONS));
+        assertThat(LlamaBench.warmUp(BenchTest.generation(128).atDepth(16384)))
+                .isEqualTo(BenchTest.generation(128).atDepth(LlamaBench.WARM_UP_POSITIONS - 128));
+    }
+
+    @Test
     void meanAndSampleStandardDeviation() {
         var r = new TestResult(BenchTest.generation(128), new double[] {10, 12, 14});
         assertThat(r.mean()).isEqualTo(12.0);

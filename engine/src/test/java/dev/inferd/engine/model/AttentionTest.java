@@ -68,6 +68,71 @@ class AttentionTest {
         assertThat(grouped).isEqualTo(alone);
     }
 
+    /**
+     * A row's output is the same bits whether its run keeps its scores between the passes (a row at position 1020
+     * alone sees 1021 positions) or computes them again (in a run up to position 1035, past
+     * {@link Attention#KEPT_POSITIONS}), and both are the softmax-weighted sum of values a plain double-precision
+     * attention gives, within the halves' rounding.
+     */
+    @ParameterizedTest(name = "{0} heads, {1} key-value heads")
+    @CsvSource({"14, 2", "8, 2"})
+    void keptAndRecomputedScoresGiveTheSameBits(int headCount, int headCountKv) {
+        int headDim = 64;
+        var config = new ModelConfig(Architecture.LLAMA, headCount * headDim, 1, 64, headCount, headCountKv, headDim,
+                1e-5f, 10000f, headDim, RopeScaling.NONE, 2048, 16);
+        int positions = Attention.KEPT_POSITIONS + 12, alone = positions - 16;
+        var cache = new KVCache(1, headCountKv, headDim, 1, 2048, 16, 128);
+        var random = new Random(11);
+        float[][] keys = new float[positions][config.kvLength()], values = new float[positions][config.kvLength()];
+        for (int t = 0; t < positions; t++) {
+            for (int c = 0; c < config.kvLength(); c++) {
+                keys[t][c] = half(random.nextGaussian());
+                values[t][c] = half(random.nextGaussian());
+            }
+            int cell = cache.prepareWrite(0, t);
+            cache.store(0, cell, keys[t], 0, values[t], 0);
+            cache.markWritten(0, t);
+        }
+        int rows = 16;
+        float[] q = new float[rows * config.queryLength()];
+        for (int i = 0; i < q.length; i++) q[i] = half(random.nextGaussian());
+        var run = new Batch(rows);
+        int[] entries = new int[rows];
+        for (int r = 0; r < rows; r++) {
+            run.add(0, alone + r, 1, false, true);
+            entries[r] = r;
+        }
+        var one = new Batch(1);
+        one.add(0, alone, 1, false, true);
+        float[] inRun = new float[q.length], byItself = new float[config.queryLength()];
+        try (var pool = new WorkerPool(2)) {
+            new Attention(config, pool).run(run, cache, 0, rows, entries, q, inRun);
+            new Attention(config, pool).run(one, cache, 0, 1, new int[] {0}, q, byItself);
+        }
+        assertThat(java.util.Arrays.copyOf(inRun, config.queryLength())).isEqualTo(byItself);
+
+        for (int r = 0; r < rows; r += rows - 1) {
+            int position = alone + r;
+            for (int h = 0; h < headCount; h++) {
+                int kv = h / config.groupSize() * headDim, qOff = r * config.queryLength() + h * headDim;
+                double[] scores = new double[position + 1];
+                double max = Double.NEGATIVE_INFINITY, sum = 0;
+                for (int t = 0; t <= position; t++) {
+                    for (int c = 0; c < headDim; c++) scores[t] += (double) q[qOff + c] * keys[t][kv + c];
+                    scores[t] /= Math.sqrt(headDim);
+                    max = Math.max(max, scores[t]);
+                }
+                for (int t = 0; t <= position; t++) sum += Math.exp(scores[t] - max);
+                for (int c = 0; c < headDim; c++) {
+                    double expected = 0;
+                    for (int t = 0; t <= position; t++) expected += Math.exp(scores[t] - max) / sum * values[t][kv + c];
+                    assertThat((double) inRun[qOff + c]).as("row %d head %d output %d", r, h, c)
+                            .isCloseTo(expected, org.assertj.core.api.Assertions.within(2e-3));
+                }
+            }
+        }
+    }
+
     private static float half(double v) {
         return Attention.roundToHalf((float) v);
     }
