@@ -15,32 +15,22 @@ import java.util.Arrays;
  * sequence's keys and values at positions 0..pos, read through the sequence's block table (position {@code t} is
  * slot {@code t % blockSize} of block {@code table[t / blockSize]}). The cache holds halves; a task widens its
  * key-value head's part of a block into a worker's float buffer of one block ({@link KVCache#readKeys}), which
- * stays in L1 while its scores and weighted values are computed, and the kernels below read floats.
- *
- * <p>Two passes over the blocks, with nothing as long as the context written per row: the first computes a block's
- * scores into a tile and keeps each head's running maximum and sum of {@code e^(score - max)} (the sum scaled by
- * {@code e^(old - new)} when the maximum rises, as flash attention does); the second computes the block's scores
- * again, turns them into weights with the final maximum and sum, and adds the weighted values to the output. A run
- * that sees at most {@link #KEPT_POSITIONS} positions keeps its scores between the passes instead (256 KB a worker,
- * in L2). Whole rows of scores kept for a 16k-token context were 2 MB a worker, more than L2, written and then read
- * twice more while the cores waited on memory; and computing the scores twice keeps the weights llama.cpp's
- * ({@code softmax} over the row, then rounded to halves), which an online softmax's weights, rounded against a
- * running maximum, are not: they moved the greedy tokens of the k-quant reference models off llama.cpp's.
+ * stays in L1 while its scores or weighted values are computed, and the kernels below read floats.
  *
  * <p>A task takes up to {@link #HEADS} query heads that share a key-value head (grouped-query attention), and
- * reads each key and value once for all of them, for a run of up to {@link #ROWS} rows of one sequence at
- * consecutive positions (a prompt's), which share their keys and values but for the last few: each block is widened
- * once a pass for the run and read from L1 by every row and head. Groups of query heads that are not a multiple of
- * four (Qwen2.5-0.5B's seven) take the same path, their last heads one at a time over the same widened block. Each
- * head's numbers are still those of a head alone: its scores are the same dot products, lane for lane, its maximum
- * and sum change block by block in the same order, its weighted sum of values is the same chain per output over
- * the positions in order, so a row's result does not depend on which heads or rows share its task, nor on whether
- * its scores were kept or computed again, nor on whether its prompt came in one batch or a token at a time.
+ * reads each key and value once for all of them: a head alone read them from L2 for every one of its positions
+ * and waited on its own chains of fused multiply-adds. It takes them for a run of up to {@link #ROWS} rows of one
+ * sequence at consecutive positions (a prompt's), which share their keys and values but for the last few: each
+ * block is widened once for the run, not once a row, and is read from L1 by every row (a 512-token prompt 3584
+ * tokens into the context spent a quarter of its attention widening blocks, one row at a time). Each head's numbers
+ * are still those of a head alone ({@link #attendOne}): its scores are the same dot products, lane for lane, its
+ * weighted sum of values the same chain per output over the positions in order, so a row's result does not depend
+ * on which heads or rows share its task.
  *
- * <p>Attention runs near llama.cpp's precision: its KV cache holds F16, and ggml's CPU kernels against F16 round the
- * other operand (the query, the attention weights) to F16 too. Doing the same (the softmax's weights are rounded to
- * halves before they weigh the values) keeps our log-probabilities on stories260K within a few 1e-3 of llama.cpp's,
- * where a plain F32 attention drifts several times further.
+ * <p>Attention runs at llama.cpp's default precision: its KV cache holds F16, and ggml's CPU matmuls against F16
+ * round the other operand (the query, the attention weights) to F16 too. Doing the same brings our
+ * log-probabilities on stories260K to within 2e-3 (chosen tokens) of llama.cpp's, where a plain F32 attention
+ * drifts several times further.
  */
 final class Attention implements WorkerPool.Task {
     /** The scores' dot products take 8 lanes, whose sums in a fixed order ({@link Lanes#sum}) are the scores' bits. */
@@ -50,19 +40,19 @@ final class Attention implements WorkerPool.Task {
     /** Query heads a task takes together, each key and value row read once for them. */
     static final int HEADS = 4;
     /** Rows of one sequence a task takes together, each block widened once for them. */
-    static final int ROWS = 16;
-    /**
-     * Positions whose scores a task keeps between its two passes: {@link #ROWS} {@code x} {@link #HEADS} rows of
-     * them are 256 KB, in L2. A run that sees more computes its scores again in the second pass.
-     */
-    static final int KEPT_POSITIONS = 1024;
+    static final int ROWS = 8;
 
     private final ModelConfig config;
     private final WorkerPool pool;
     /** Query heads a task takes: {@link #HEADS}, or 1 where a test compares the two paths. */
     private final int heads;
-    /** Per worker, its buffers; grown when a cache with larger blocks or heads comes. */
-    private Scratch[] scratch = new Scratch[0];
+    /**
+     * Per worker, {@link #ROWS} {@code x} {@link #HEADS} arrays of attention weights, {@code [row * HEADS + head]};
+     * they grow with the longest context a batch has attended over, up to the cache's context length.
+     */
+    private float[][] scores = new float[0][];
+    /** Per worker, one block of one key-value head's keys, then of its values, as floats ({@code [slot * headDim + i]}). */
+    private float[][] blocks = new float[0][];
     private Batch batch;
     private KVCache cache;
     private int layer;
@@ -75,23 +65,6 @@ final class Attention implements WorkerPool.Task {
     /** Runs of rows a task takes: run {@code i} is rows {@code runStarts[i] .. runStarts[i + 1] - 1}. */
     private int[] runStarts = new int[1];
     private int runs;
-
-    /**
-     * A worker's buffers, indexed by {@code at = rowInRun * HEADS + head}: one block of one key-value head's keys,
-     * then of its values, as floats ({@code block[slot * headDim + i]}); a run's scores and then weights, either all
-     * of them ({@code kept[at * KEPT_POSITIONS + t - firstBlock]}) or a block's ({@code tile[at * blockSize + slot]});
-     * and each head's maximum score and sum of {@code e^(score - max)} (then its inverse).
-     */
-    private record Scratch(float[] block, float[] kept, float[] tile, float[] max, float[] sum) {
-        Scratch(int blockSize, int headDim) {
-            this(new float[blockSize * headDim], new float[ROWS * HEADS * KEPT_POSITIONS], new float[ROWS * HEADS * blockSize],
-                    new float[ROWS * HEADS], new float[ROWS * HEADS]);
-        }
-
-        boolean fits(int blockSize, int headDim) {
-            return block.length >= blockSize * headDim && tile.length >= ROWS * HEADS * blockSize;
-        }
-    }
 
     Attention(ModelConfig config, WorkerPool pool) {
         this(config, pool, HEADS);
@@ -108,9 +81,15 @@ final class Attention implements WorkerPool.Task {
     /** Layer {@code layer}'s attention for the batch's {@code rows} activation rows, from their queries q into out. */
     void run(Batch batch, KVCache cache, int layer, int rows, int[] entries, float[] q, float[] out) {
         int workers = pool.threads();
-        if (scratch.length < workers || !scratch[0].fits(cache.blockSize(), cache.headDim())) {
-            scratch = new Scratch[workers];
-            for (int w = 0; w < workers; w++) scratch[w] = new Scratch(cache.blockSize(), cache.headDim());
+        int longest = 0;
+        for (int row = 0; row < rows; row++) longest = Math.max(longest, batch.position(entries[row]) + 1);
+        if (scores.length < workers * ROWS * HEADS || scores[0].length < longest) {
+            // doubling, not to the batch's length: a sequence's context grows by one position a step
+            int length = scores.length == 0 ? 0 : scores[0].length;
+            scores = new float[workers * ROWS * HEADS][Math.max(longest, Math.min(2 * length, cache.contextLength()))];
+        }
+        if (blocks.length < workers || blocks[0].length < cache.blockSize() * cache.headDim()) {
+            blocks = new float[workers][cache.blockSize() * cache.headDim()];
         }
         this.batch = batch;
         this.cache = cache;
@@ -149,122 +128,77 @@ final class Attention implements WorkerPool.Task {
 
     @Override
     public void run(int task, int worker) {
-        // the runs last in the batch see the most positions: handed out first, they do not leave one worker
-        // finishing a long task while the other waits
         int perRun = tasksPerRun();
         int chunks = perRun / config.headCountKv();
-        int reversed = runs * perRun - 1 - task;
-        int run = reversed / perRun;
-        int kvHead = reversed % perRun / chunks;
-        int first = kvHead * config.groupSize() + reversed % chunks * heads;
+        int run = task / perRun;
+        int kvHead = task % perRun / chunks;
+        int first = kvHead * config.groupSize() + task % chunks * heads;
         int count = Math.min(heads, (kvHead + 1) * config.groupSize() - first);
-        attend(runStarts[run], runStarts[run + 1], first, count, scratch[worker]);
+        int headDim = config.headDim();
+        int from = runStarts[run], to = runStarts[run + 1];
+        if (count == HEADS && headDim % F.length() == 0 && headDim % (2 * P.length()) == 0) {
+            attendFour(from, to, first, worker * ROWS * HEADS, blocks[worker]);
+        } else { // shapes the four-head kernels do not take: each head and row alone, widening its own blocks
+            for (int row = from; row < to; row++) {
+                for (int h = 0; h < count; h++) attendOne(row, first + h, scores[worker * ROWS * HEADS], blocks[worker]);
+            }
+        }
     }
 
     /**
-     * Query heads {@code first .. first + count - 1}, which share a key-value head, of rows {@code from .. to - 1}, one
-     * sequence at consecutive positions. Two passes over their blocks: the first finds each head's maximum score and
-     * sum of {@code e^(score - max)}; the second turns the scores into weights and adds up the weighted values. The
-     * scores are kept between the passes where the run sees at most {@link #KEPT_POSITIONS} positions, and computed
-     * again, a block at a time, where it sees more.
+     * Query heads {@code first .. first + 3}, which share a key-value head, of rows {@code from .. to - 1}, one sequence
+     * at consecutive positions, with the worker's {@code scores} from {@code scoresAt} and {@code block} as its buffer
+     * of one block.
      */
-    private void attend(int from, int to, int first, int count, Scratch s) {
+    private void attendFour(int from, int to, int first, int scoresAt, float[] block) {
         int headDim = config.headDim();
         int blockSize = cache.blockSize();
-        int queryLength = config.queryLength();
         int[] table = cache.blockTable(batch.sequence(entries[from]), layer);
         int last = batch.position(entries[to - 1]); // the run's last row sees every position the others see
         int kvHead = first / config.groupSize();
-        boolean fourHeads = count == HEADS && headDim % (2 * P.length()) == 0;
-        for (int row = from; row < to; row++) {
-            int at = (row - from) * HEADS;
-            Arrays.fill(s.max, at, at + count, Float.NEGATIVE_INFINITY);
-            Arrays.fill(s.sum, at, at + count, 0f);
-        }
         // the run's first row sees the earliest position of a sliding window: blocks before its block are not read
         int firstBlock = firstBlockStart(batch.position(entries[from]));
-        boolean keep = last + 1 - firstBlock <= KEPT_POSITIONS;
-        float[] scores = keep ? s.kept : s.tile;
         for (int start = firstBlock; start <= last; start += blockSize) {
-            cache.readKeys(layer, table[start / blockSize], kvHead, Math.min(last + 1 - start, blockSize), s.block);
+            cache.readKeys(layer, table[start / blockSize], kvHead, Math.min(last + 1 - start, blockSize), block);
             for (int row = from; row < to; row++) {
-                int position = batch.position(entries[row]);
-                int end = Math.min(position, start + blockSize - 1);
-                int visible = Math.max(start, config.conventions().firstVisible(layer, position));
-                if (end < visible) continue;
-                for (int h = 0; h < count; h++) {
-                    int at = (row - from) * HEADS + h;
-                    int offset = keep ? at * KEPT_POSITIONS - firstBlock : at * blockSize - start;
-                    score(row, first + h, start, visible, end, s.block, scores, offset);
-                    observe(s, at, scores, offset + visible, offset + end + 1);
+                int end = Math.min(batch.position(entries[row]), start + blockSize - 1);
+                if (end < start) continue;
+                int qOff = row * config.queryLength() + first * headDim;
+                int at = scoresAt + (row - from) * HEADS;
+                float[] s0 = scores[at], s1 = scores[at + 1], s2 = scores[at + 2], s3 = scores[at + 3];
+                int t = start;
+                for (; t + 7 <= end; t += 8) {
+                    int kOff = (t - start) * headDim;
+                    scoresEightKeys(q, qOff, headDim, block, kOff, headDim, s0, t);
+                    scoresEightKeys(q, qOff + headDim, headDim, block, kOff, headDim, s1, t);
+                    scoresEightKeys(q, qOff + 2 * headDim, headDim, block, kOff, headDim, s2, t);
+                    scoresEightKeys(q, qOff + 3 * headDim, headDim, block, kOff, headDim, s3, t);
                 }
+                for (; t + 1 <= end; t += 2) scoresTwoKeys(q, qOff, headDim, block, (t - start) * headDim, headDim, s0, s1, s2, s3, t);
+                if (t <= end) scoresOneKey(q, qOff, headDim, block, (t - start) * headDim, s0, s1, s2, s3, t);
             }
         }
         for (int row = from; row < to; row++) {
-            int qOff = row * queryLength + first * headDim;
-            Arrays.fill(out, qOff, qOff + count * headDim, 0f);
-            int at = (row - from) * HEADS;
-            for (int h = 0; h < count; h++) s.sum[at + h] = 1f / s.sum[at + h];
+            int position = batch.position(entries[row]);
+            int visible = config.conventions().firstVisible(layer, position);
+            int at = scoresAt + (row - from) * HEADS;
+            for (int h = 0; h < HEADS; h++) weights(scores[at + h], firstBlock, visible, position);
+            int qOff = row * config.queryLength() + first * headDim;
+            Arrays.fill(out, qOff, qOff + HEADS * headDim, 0f);
         }
         for (int start = firstBlock; start <= last; start += blockSize) {
-            int block = table[start / blockSize];
-            int positions = Math.min(last + 1 - start, blockSize);
-            if (!keep) cache.readKeys(layer, block, kvHead, positions, s.block);
+            cache.readValues(layer, table[start / blockSize], kvHead, Math.min(last + 1 - start, blockSize), block);
             for (int row = from; row < to; row++) {
-                int position = batch.position(entries[row]);
-                int end = Math.min(position, start + blockSize - 1);
-                int visible = Math.max(start, config.conventions().firstVisible(layer, position));
-                if (end < visible) continue;
-                for (int h = 0; h < count; h++) {
-                    int at = (row - from) * HEADS + h;
-                    int offset = keep ? at * KEPT_POSITIONS - firstBlock : at * blockSize - start;
-                    if (!keep) score(row, first + h, start, visible, end, s.block, scores, offset);
-                    weigh(scores, offset + visible, offset + end + 1, s.max[at], s.sum[at]);
-                }
-            }
-            cache.readValues(layer, block, kvHead, positions, s.block);
-            for (int row = from; row < to; row++) {
-                int position = batch.position(entries[row]);
-                int end = Math.min(position, start + blockSize - 1);
-                int visible = Math.max(start, config.conventions().firstVisible(layer, position));
-                if (end < visible) continue;
-                int qOff = row * queryLength + first * headDim;
-                int at = (row - from) * HEADS;
-                int stride = keep ? KEPT_POSITIONS : blockSize;
-                // the weights of position t are at scores[w + t], those of the next heads stride further
-                int w = (keep ? at * KEPT_POSITIONS - firstBlock : at * blockSize - start) + start;
-                int slot = visible - start, slots = end + 1 - start;
-                if (fourHeads) {
-                    for (int i = 0; i < headDim; i += 2 * P.length()) {
-                        accumulateFour(s.block, slot, slots, headDim, i, scores, w, stride, out, qOff + i);
-                    }
-                } else {
-                    for (int h = 0; h < count; h++) {
-                        accumulateOne(s.block, slot, slots, headDim, scores, w + h * stride, out, qOff + h * headDim);
-                    }
+                int positions = Math.min(batch.position(entries[row]) + 1 - start, blockSize);
+                if (positions <= 0) continue;
+                int qOff = row * config.queryLength() + first * headDim;
+                int at = scoresAt + (row - from) * HEADS;
+                for (int i = 0; i < headDim; i += 2 * P.length()) {
+                    accumulateFour(block, positions, headDim, i, start, scores[at], scores[at + 1], scores[at + 2], scores[at + 3],
+                            out, qOff + i);
                 }
             }
         }
-    }
-
-    /**
-     * Query head {@code head} of activation row {@code row} against the keys of positions {@code visible .. end}
-     * (in {@code keys} from slot {@code visible - start}), into {@code scores[offset + t]}: soft-capped where the
-     * model caps them, and scaled.
-     */
-    private void score(int row, int head, int start, int visible, int end, float[] keys, float[] scores, int offset) {
-        int headDim = config.headDim();
-        int qOff = row * config.queryLength() + head * headDim;
-        int t = visible;
-        if (headDim % F.length() == 0) {
-            for (; t + 7 <= end; t += 8) scoresEightKeys(q, qOff, headDim, keys, (t - start) * headDim, headDim, scores, offset + t);
-        }
-        for (; t <= end; t++) scores[offset + t] = dot(q, qOff, keys, (t - start) * headDim, headDim);
-        var conventions = config.conventions();
-        float cap = conventions.attentionSoftcap();
-        if (cap > 0) SoftCap.apply(scores, offset + visible, offset + end + 1, cap);
-        float scale = conventions.queryScale() > 0 ? 1f : (float) (1.0 / Math.sqrt(headDim));
-        for (int i = offset + visible; i <= offset + end; i++) scores[i] *= scale;
     }
 
     /** Where the first block a query at {@code position} reads starts: its sliding window's, else 0. */
@@ -274,39 +208,25 @@ final class Attention implements WorkerPool.Task {
     }
 
     /**
-     * The first pass's step for one head over one block's scores {@code scores[from .. to - 1]}: the head's maximum
-     * raised to theirs if higher (its sum so far scaled by {@code e^(old - new)} to match), and their
-     * {@code e^(score - max)} added to its sum.
+     * The scores {@code s[visible..last]} soft-capped where the model caps them and scaled, then as attention weights:
+     * the softmax, rounded to halves. Positions {@code first .. visible - 1}, read with the window's first block but
+     * outside this query's window, get weight 0, so their values add nothing.
      */
-    private static void observe(Scratch s, int at, float[] scores, int from, int to) {
-        float blockMax = Float.NEGATIVE_INFINITY;
-        for (int i = from; i < to; i++) blockMax = Math.max(blockMax, scores[i]);
-        float max = s.max[at];
-        float sum = s.sum[at];
-        if (blockMax > max) {
-            // e^(-infinity) is 0: the first block's factor, which scales the zero the sum starts from
-            sum *= Lanes.expNonPositive(FloatVector.broadcast(F, max - blockMax)).lane(0);
-            max = blockMax;
-            s.max[at] = max;
+    private void weights(float[] s, int first, int visible, int last) {
+        var conventions = config.conventions();
+        float scale = conventions.queryScale() > 0 ? 1f : (float) (1.0 / Math.sqrt(config.headDim()));
+        float cap = conventions.attentionSoftcap();
+        if (cap > 0) SoftCap.apply(s, visible, last + 1, cap);
+        float max = Float.NEGATIVE_INFINITY;
+        for (int t = visible; t <= last; t++) {
+            float score = s[t] * scale;
+            s[t] = score;
+            if (score > max) max = score;
         }
-        var total = FloatVector.zero(F);
-        for (int i = from; i < to; i += F.length()) {
-            var inRange = F.indexInRange(i, to);
-            total = total.add(Lanes.expNonPositive(FloatVector.fromArray(F, scores, i, inRange).sub(max)).blend(0f, inRange.not()));
-        }
-        s.sum[at] = sum + Lanes.sum(total);
-    }
-
-    /**
-     * The second pass's step: the scores {@code scores[from .. to - 1]} replaced by their attention weights,
-     * {@code e^(score - max) / sum} ({@code inverseSum} is {@code 1 / sum}) rounded to halves.
-     */
-    private static void weigh(float[] scores, int from, int to, float max, float inverseSum) {
-        for (int i = from; i < to; i += F.length()) {
-            var inRange = F.indexInRange(i, to);
-            Lanes.expNonPositive(FloatVector.fromArray(F, scores, i, inRange).sub(max)).mul(inverseSum).intoArray(scores, i, inRange);
-        }
-        for (int i = from; i < to; i++) scores[i] = roundToHalf(scores[i]);
+        float sum = visible == 0 ? Lanes.softmaxNumerators(s, last + 1, max) : SoftCap.softmaxNumerators(s, visible, last + 1, max);
+        float inv = 1f / sum;
+        for (int t = visible; t <= last; t++) s[t] = roundToHalf(s[t] * inv);
+        Arrays.fill(s, first, visible, 0f);
     }
 
     /** Lanes 4-7, and lanes 2, 3, 6 and 7: where {@link #scoresEightKeys}'s folds take the second vector's lanes. */
@@ -361,18 +281,66 @@ final class Attention implements WorkerPool.Task {
                 .intoArray(s, t);
     }
 
+    /**
+     * Keys {@code t} and {@code t + 1} (at {@code keys[kOff ..]} and {@code stride} further) against four query heads
+     * {@code headDim} apart from {@code q[qOff]}, into {@code s0..s3[t]} and {@code [t + 1]}: per pair {@link #dot}'s
+     * chain and sum, eight chains side by side.
+     */
+    private static void scoresTwoKeys(float[] q, int qOff, int headDim, float[] keys, int kOff, int stride,
+                                      float[] s0, float[] s1, float[] s2, float[] s3, int t) {
+        int q1 = qOff + headDim, q2 = q1 + headDim, q3 = q2 + headDim, k1 = kOff + stride;
+        var a0 = FloatVector.zero(F);
+        var a1 = FloatVector.zero(F);
+        var a2 = FloatVector.zero(F);
+        var a3 = FloatVector.zero(F);
+        var b0 = FloatVector.zero(F);
+        var b1 = FloatVector.zero(F);
+        var b2 = FloatVector.zero(F);
+        var b3 = FloatVector.zero(F);
+        for (int i = 0; i < headDim; i += F.length()) {
+            var k = FloatVector.fromArray(F, keys, kOff + i);
+            var l = FloatVector.fromArray(F, keys, k1 + i);
+            var x = FloatVector.fromArray(F, q, qOff + i);
+            a0 = x.fma(k, a0);
+            b0 = x.fma(l, b0);
+            x = FloatVector.fromArray(F, q, q1 + i);
+            a1 = x.fma(k, a1);
+            b1 = x.fma(l, b1);
+            x = FloatVector.fromArray(F, q, q2 + i);
+            a2 = x.fma(k, a2);
+            b2 = x.fma(l, b2);
+            x = FloatVector.fromArray(F, q, q3 + i);
+            a3 = x.fma(k, a3);
+            b3 = x.fma(l, b3);
+        }
+        s0[t] = Lanes.sum(a0);
+        s1[t] = Lanes.sum(a1);
+        s2[t] = Lanes.sum(a2);
+        s3[t] = Lanes.sum(a3);
+        s0[t + 1] = Lanes.sum(b0);
+        s1[t + 1] = Lanes.sum(b1);
+        s2[t + 1] = Lanes.sum(b2);
+        s3[t + 1] = Lanes.sum(b3);
+    }
+
+    /** {@link #scoresTwoKeys} for key t alone. */
+    private static void scoresOneKey(float[] q, int qOff, int headDim, float[] keys, int kOff,
+                                     float[] s0, float[] s1, float[] s2, float[] s3, int t) {
+        s0[t] = dot(q, qOff, keys, kOff, headDim);
+        s1[t] = dot(q, qOff + headDim, keys, kOff, headDim);
+        s2[t] = dot(q, qOff + 2 * headDim, keys, kOff, headDim);
+        s3[t] = dot(q, qOff + 3 * headDim, keys, kOff, headDim);
+    }
 
     /**
      * Two vectors of each of four heads' outputs ({@code out[outOff ..]}, {@code headDim} apart) go on with the value
-     * rows of slots {@code from .. to - 1} of one block ({@code values[slot * headDim + offset ..]}), weighted by
-     * {@code weights[w + slot]} for the first head and {@code stride} further for each next: each output one chain of
-     * fused multiply-adds over the positions in order, carried from block to block through {@code out}. Eight
-     * chains, each value vector read once for the four heads.
+     * rows of one block ({@code values[slot * headDim + offset ..]}, {@code positions} of them, the first at position
+     * {@code start}): each output one chain of fused multiply-adds over the positions in order, carried from block to
+     * block through {@code out}. Eight chains, each value vector read once for the four heads.
      */
-    private static void accumulateFour(float[] values, int from, int to, int headDim, int offset, float[] weights, int w,
-                                       int stride, float[] out, int outOff) {
+    private static void accumulateFour(float[] values, int positions, int headDim, int offset, int start,
+                                       float[] w0, float[] w1, float[] w2, float[] w3, float[] out, int outOff) {
         int n = P.length();
-        int w1 = w + stride, w2 = w1 + stride, w3 = w2 + stride;
         var o0 = FloatVector.fromArray(P, out, outOff);
         var o1 = FloatVector.fromArray(P, out, outOff + n);
         var o2 = FloatVector.fromArray(P, out, outOff + headDim);
@@ -381,20 +349,21 @@ final class Attention implements WorkerPool.Task {
         var o5 = FloatVector.fromArray(P, out, outOff + 2 * headDim + n);
         var o6 = FloatVector.fromArray(P, out, outOff + 3 * headDim);
         var o7 = FloatVector.fromArray(P, out, outOff + 3 * headDim + n);
-        for (int j = from; j < to; j++) {
+        for (int j = 0; j < positions; j++) {
             int v = j * headDim + offset;
+            int t = start + j;
             var x = FloatVector.fromArray(P, values, v);
             var y = FloatVector.fromArray(P, values, v + n);
-            var p = FloatVector.broadcast(P, weights[w + j]);
+            var p = FloatVector.broadcast(P, w0[t]);
             o0 = x.fma(p, o0);
             o1 = y.fma(p, o1);
-            p = FloatVector.broadcast(P, weights[w1 + j]);
+            p = FloatVector.broadcast(P, w1[t]);
             o2 = x.fma(p, o2);
             o3 = y.fma(p, o3);
-            p = FloatVector.broadcast(P, weights[w2 + j]);
+            p = FloatVector.broadcast(P, w2[t]);
             o4 = x.fma(p, o4);
             o5 = y.fma(p, o5);
-            p = FloatVector.broadcast(P, weights[w3 + j]);
+            p = FloatVector.broadcast(P, w3[t]);
             o6 = x.fma(p, o6);
             o7 = y.fma(p, o7);
         }
@@ -408,39 +377,111 @@ final class Attention implements WorkerPool.Task {
         o7.intoArray(out, outOff + 3 * headDim + n);
     }
 
+    /** Query head {@code head} of activation row {@code row} alone: heads that no others share a task with. */
+    private void attendOne(int row, int head, float[] scores, float[] block) {
+        int entry = entries[row];
+        int headDim = config.headDim();
+        int last = batch.position(entry);
+        int[] table = cache.blockTable(batch.sequence(entry), layer);
+        int blockSize = cache.blockSize();
+        int qOff = row * config.queryLength() + head * headDim;
+        int kvHead = head / config.groupSize();
+        int firstBlock = firstBlockStart(last);
+        for (int start = firstBlock; start <= last; start += blockSize) {
+            int end = Math.min(last, start + blockSize - 1);
+            cache.readKeys(layer, table[start / blockSize], kvHead, end - start + 1, block);
+            int t = start;
+            if (headDim % F.length() == 0) {
+                for (; t + 3 <= end; t += 4) dot4(q, qOff, block, (t - start) * headDim, headDim, headDim, scores, t);
+            }
+            for (; t <= end; t++) scores[t] = dot(q, qOff, block, (t - start) * headDim, headDim);
+        }
+        weights(scores, firstBlock, config.conventions().firstVisible(layer, last), last);
+        // eight vectors of the output at a time stay in registers while a block's value rows pass by: eight
+        // independent chains of fused multiply-adds, each over the positions in order and carried from block to
+        // block through out (laid out as q)
+        Arrays.fill(out, qOff, qOff + headDim, 0f);
+        for (int start = firstBlock; start <= last; start += blockSize) {
+            int positions = Math.min(last + 1 - start, blockSize);
+            cache.readValues(layer, table[start / blockSize], kvHead, positions, block);
+            int i = 0;
+            for (; i + 8 * F.length() <= headDim; i += 8 * F.length()) {
+                accumulateValues(block, positions, headDim, i, start, scores, out, qOff + i);
+            }
+            // the rest of head sizes that are not a multiple of 64, a vector and then a lane at a time
+            for (; i + F.length() <= headDim; i += F.length()) {
+                var o = FloatVector.fromArray(F, out, qOff + i);
+                for (int j = 0; j < positions; j++) {
+                    o = FloatVector.fromArray(F, block, j * headDim + i).fma(FloatVector.broadcast(F, scores[start + j]), o);
+                }
+                o.intoArray(out, qOff + i);
+            }
+            for (; i < headDim; i++) {
+                float o = out[qOff + i];
+                for (int j = 0; j < positions; j++) o = Math.fma(scores[start + j], block[j * headDim + i], o);
+                out[qOff + i] = o;
+            }
+        }
+    }
+
     /**
-     * {@link #accumulateFour}'s numbers for one head of any size: each output's chain over slots {@code from .. to - 1}
-     * weighted by {@code weights[w + slot]}; two vectors at a time, then one, then lane by lane (a fused multiply-add
-     * gives the same bits in any lane).
+     * Eight vectors of the weighted sum at {@code out[outOff ..]} go on with one block's value rows
+     * ({@code values[slot * headDim + offset ..]}, {@code positions} of them from position {@code start}).
      */
-    private static void accumulateOne(float[] values, int from, int to, int headDim, float[] weights, int w,
-                                      float[] out, int outOff) {
-        int n = P.length();
-        int i = 0;
-        for (; i + 2 * n <= headDim; i += 2 * n) {
-            var o0 = FloatVector.fromArray(P, out, outOff + i);
-            var o1 = FloatVector.fromArray(P, out, outOff + i + n);
-            for (int j = from; j < to; j++) {
-                var p = FloatVector.broadcast(P, weights[w + j]);
-                int v = j * headDim + i;
-                o0 = FloatVector.fromArray(P, values, v).fma(p, o0);
-                o1 = FloatVector.fromArray(P, values, v + n).fma(p, o1);
-            }
-            o0.intoArray(out, outOff + i);
-            o1.intoArray(out, outOff + i + n);
+    private static void accumulateValues(float[] values, int positions, int headDim, int offset, int start,
+                                         float[] weights, float[] out, int outOff) {
+        int n = F.length();
+        var o0 = FloatVector.fromArray(F, out, outOff);
+        var o1 = FloatVector.fromArray(F, out, outOff + n);
+        var o2 = FloatVector.fromArray(F, out, outOff + 2 * n);
+        var o3 = FloatVector.fromArray(F, out, outOff + 3 * n);
+        var o4 = FloatVector.fromArray(F, out, outOff + 4 * n);
+        var o5 = FloatVector.fromArray(F, out, outOff + 5 * n);
+        var o6 = FloatVector.fromArray(F, out, outOff + 6 * n);
+        var o7 = FloatVector.fromArray(F, out, outOff + 7 * n);
+        for (int j = 0; j < positions; j++) {
+            var p = FloatVector.broadcast(F, weights[start + j]);
+            int v = j * headDim + offset;
+            o0 = FloatVector.fromArray(F, values, v).fma(p, o0);
+            o1 = FloatVector.fromArray(F, values, v + n).fma(p, o1);
+            o2 = FloatVector.fromArray(F, values, v + 2 * n).fma(p, o2);
+            o3 = FloatVector.fromArray(F, values, v + 3 * n).fma(p, o3);
+            o4 = FloatVector.fromArray(F, values, v + 4 * n).fma(p, o4);
+            o5 = FloatVector.fromArray(F, values, v + 5 * n).fma(p, o5);
+            o6 = FloatVector.fromArray(F, values, v + 6 * n).fma(p, o6);
+            o7 = FloatVector.fromArray(F, values, v + 7 * n).fma(p, o7);
         }
-        for (; i + F.length() <= headDim; i += F.length()) {
-            var o = FloatVector.fromArray(F, out, outOff + i);
-            for (int j = from; j < to; j++) {
-                o = FloatVector.fromArray(F, values, j * headDim + i).fma(FloatVector.broadcast(F, weights[w + j]), o);
-            }
-            o.intoArray(out, outOff + i);
+        o0.intoArray(out, outOff);
+        o1.intoArray(out, outOff + n);
+        o2.intoArray(out, outOff + 2 * n);
+        o3.intoArray(out, outOff + 3 * n);
+        o4.intoArray(out, outOff + 4 * n);
+        o5.intoArray(out, outOff + 5 * n);
+        o6.intoArray(out, outOff + 6 * n);
+        o7.intoArray(out, outOff + 7 * n);
+    }
+
+    /**
+     * {@link #dot} of {@code a} with four rows of {@code b}, {@code stride} apart, into {@code out[at .. at + 3]}:
+     * the same operations for each row as {@link #dot} (for {@code n} a multiple of the vector length),
+     * interleaved so that four chains of multiply-adds are in flight instead of one.
+     */
+    private static void dot4(float[] a, int aOff, float[] b, int bOff, int stride, int n, float[] out, int at) {
+        var s0 = FloatVector.zero(F);
+        var s1 = FloatVector.zero(F);
+        var s2 = FloatVector.zero(F);
+        var s3 = FloatVector.zero(F);
+        for (int i = 0; i < n; i += F.length()) {
+            var x = FloatVector.fromArray(F, a, aOff + i);
+            s0 = x.fma(FloatVector.fromArray(F, b, bOff + i), s0);
+            s1 = x.fma(FloatVector.fromArray(F, b, bOff + stride + i), s1);
+            s2 = x.fma(FloatVector.fromArray(F, b, bOff + 2 * stride + i), s2);
+            s3 = x.fma(FloatVector.fromArray(F, b, bOff + 3 * stride + i), s3);
         }
-        for (; i < headDim; i++) {
-            float o = out[outOff + i];
-            for (int j = from; j < to; j++) o = Math.fma(values[j * headDim + i], weights[w + j], o);
-            out[outOff + i] = o;
-        }
+        out[at] = Lanes.sum(s0);
+        out[at + 1] = Lanes.sum(s1);
+        out[at + 2] = Lanes.sum(s2);
+        out[at + 3] = Lanes.sum(s3);
     }
 
     /** {@code a[aOff ..] . b[bOff ..]} over {@code n} floats. */
