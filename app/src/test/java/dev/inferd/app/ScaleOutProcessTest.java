@@ -171,9 +171,14 @@ class ScaleOutProcessTest {
         awaitRegistry(rows -> rows.stream().anyMatch(w -> w.models().contains("stories-a")));
         assertThat(client(balancer, key).chat().completions().create(params.model("stories-b").build()).choices()).hasSize(1);
         List<WorkerRow> rows = awaitRegistry(r -> r.stream().anyMatch(w -> w.models().contains("stories-b")));
-        String a = rows.stream().filter(w -> w.models().contains("stories-a")).findFirst().orElseThrow().id();
-        String b = rows.stream().filter(w -> w.models().contains("stories-b")).findFirst().orElseThrow().id();
-        assertThat(a).isNotEqualTo(b);
+        // both gateways may have had stories-a loaded at once (each places a load it has not seen in the registry),
+        // so it can be on both workers: what must hold is that the two models are not only on one worker
+        var holdingA = rows.stream().filter(w -> w.models().contains("stories-a")).map(WorkerRow::id).toList();
+        var holdingB = rows.stream().filter(w -> w.models().contains("stories-b")).map(WorkerRow::id).toList();
+        assertThat(holdingA).isNotEmpty();
+        assertThat(holdingB).isNotEmpty();
+        assertThat(holdingA.stream().anyMatch(a -> holdingB.stream().anyMatch(b -> !a.equals(b))))
+                .as("stories-a on %s, stories-b on %s", holdingA, holdingB).isTrue();
     }
 
     @Test
