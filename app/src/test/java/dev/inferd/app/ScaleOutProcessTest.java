@@ -370,13 +370,13 @@ class ScaleOutProcessTest {
             var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/models"))
                     .header("Authorization", "Bearer " + secret).timeout(Duration.ofSeconds(60)).GET().build();
             var go = new CountDownLatch(1);
-            List<Future<HttpResponse<Void>>> answers = new ArrayList<>();
+            List<Future<HttpResponse<String>>> answers = new ArrayList<>();
             long started;
             try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
                 for (int i = 0; i < BURST; i++) {
                     answers.add(clients.submit(() -> {
                         go.await();
-                        return http.send(request, HttpResponse.BodyHandlers.discarding());
+                        return http.send(request, HttpResponse.BodyHandlers.ofString());
                     }));
                 }
                 started = System.nanoTime();
@@ -386,7 +386,7 @@ class ScaleOutProcessTest {
             Map<String, Integer> allowedBy = new TreeMap<>();
             Map<String, Integer> refusedBy = new TreeMap<>();
             for (var answer : answers) {
-                HttpResponse<Void> r = answer.get();
+                HttpResponse<String> r = answer.get();
                 String gateway = r.headers().firstValue("x-served-by").orElse("?");
                 switch (r.statusCode()) {
                     case 200 -> allowedBy.merge(gateway, 1, Integer::sum);
@@ -396,7 +396,7 @@ class ScaleOutProcessTest {
                         assertThat(r.headers().firstValue("x-ratelimit-remaining-requests")).hasValue("0");
                         refusedBy.merge(gateway, 1, Integer::sum);
                     }
-                    default -> throw new AssertionError("status " + r.statusCode() + " from " + gateway);
+                    default -> throw new AssertionError("status " + r.statusCode() + " from " + gateway + ": " + r.body());
                 }
             }
             int allowed = allowedBy.values().stream().mapToInt(Integer::intValue).sum();
