@@ -101,13 +101,20 @@ public final class SharedRateLimiter implements RateLimiter {
         String id = keyId + "/" + limit;
         BucketProxy bucket = proxies.computeIfAbsent(id, i -> buckets.builder().withOptimization(Optimizations.batching()).build(i,
                 () -> BucketConfiguration.builder().addLimit(BucketShape.bandwidth(limit, period)).build()));
-        try {
-            RateDecision decision = BucketShape.decision(limit, bucket.tryConsumeAndReturnRemaining(1));
-            cleanNowAndThen();
-            return decision;
-        } catch (RuntimeException e) {
-            throw unavailable(e.getMessage());
+        RuntimeException failed = null;
+        // A take whose transaction failed took nothing, so it is tried once more: under a burst of a new key's
+        // first requests through two processes at once, single takes failed now and then and the next one passed.
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                RateDecision decision = BucketShape.decision(limit, bucket.tryConsumeAndReturnRemaining(1));
+                cleanNowAndThen();
+                return decision;
+            } catch (RuntimeException e) {
+                if (failed == null) LOG.log(Level.WARNING, "the rate limit store (" + backend + ") failed once: " + e.getMessage());
+                failed = e;
+            }
         }
+        throw unavailable(failed.getMessage());
     }
 
     private ApiError unavailable(String why) {
