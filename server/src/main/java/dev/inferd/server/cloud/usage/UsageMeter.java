@@ -1,6 +1,7 @@
 package dev.inferd.server.cloud.usage;
 
 import dev.inferd.server.cloud.auth.Principal;
+import dev.inferd.server.http.RequestCounts;
 import dev.inferd.server.http.RequestHook;
 import dev.inferd.server.store.RefusedRequests;
 import dev.inferd.server.store.RowIds;
@@ -25,12 +26,8 @@ public final class UsageMeter implements RequestHook {
     private final ModelScope scope;
     private final String recordId = RowIds.next("use");
     private String model;
-    private int promptTokens;
-    private int completionTokens;
-    private int cachedTokens;
-    private long audioMillis;
+    private final RequestCounts counts = new RequestCounts();
     private int status;
-    private boolean cancelled;
     private Refusal refusal;
     private boolean written;
     private boolean withheld;
@@ -66,20 +63,18 @@ public final class UsageMeter implements RequestHook {
     }
 
     @Override
-    public synchronized void tokens(int prompt, int completion, int cached) {
-        promptTokens += prompt;
-        completionTokens += completion;
-        cachedTokens += cached;
+    public void tokens(int prompt, int completion, int cached) {
+        counts.tokens(prompt, completion, cached);
     }
 
     @Override
-    public synchronized void audio(long millis) {
-        audioMillis += millis;
+    public void audio(long millis) {
+        counts.audio(millis);
     }
 
     @Override
-    public synchronized void cancelled() {
-        cancelled = true;
+    public void cancelled() {
+        counts.cancelled();
     }
 
     @Override
@@ -112,11 +107,12 @@ public final class UsageMeter implements RequestHook {
     public synchronized UsageRecord record(Pricing pricing, int fallbackStatus, long nowMillis) {
         int finalStatus = withheld ? 503 : status != 0 ? status : fallbackStatus;
         // A stream whose client left has sent its 200 already; the record says it was cut short.
-        if (cancelled && finalStatus < 400) finalStatus = CLIENT_CLOSED;
+        RequestCounts.Snapshot c = counts.snapshot();
+        if (c.cancelled() && finalStatus < 400) finalStatus = CLIENT_CLOSED;
         long latencyMillis = (System.nanoTime() - startNanos) / 1_000_000;
         return new UsageRecord(recordId, principal.account().id(), principal.key().id(), model, endpoint,
-                promptTokens, completionTokens, cachedTokens, audioMillis, finalStatus, latencyMillis,
-                pricing.cost(model, promptTokens, completionTokens, audioMillis), nowMillis);
+                c.promptTokens(), c.completionTokens(), c.cachedTokens(), c.audioMillis(), finalStatus, latencyMillis,
+                pricing.cost(model, c.promptTokens(), c.completionTokens(), c.audioMillis()), nowMillis);
     }
 
     /** Its record could not be committed before its answer, which was withheld: the record says 503. */

@@ -1,6 +1,7 @@
 package dev.inferd.server.cloud.workers;
 
 import dev.inferd.server.http.ClientGoneException;
+import dev.inferd.server.http.RequestCounts;
 import dev.inferd.server.http.RequestHook;
 import dev.inferd.server.http.ServerRequest;
 import dev.inferd.server.http.ServerResponse;
@@ -18,11 +19,7 @@ import java.nio.charset.StandardCharsets;
 final class WorkerMeter implements RequestHook {
 
     private final String owner;
-    private int promptTokens;
-    private int completionTokens;
-    private int cachedTokens;
-    private long audioMillis;
-    private boolean cancelled;
+    private final RequestCounts counts = new RequestCounts();
 
     private WorkerMeter(String owner) {
         this.owner = owner;
@@ -42,28 +39,24 @@ final class WorkerMeter implements RequestHook {
     }
 
     @Override
-    public synchronized void tokens(int prompt, int completion, int cached) {
-        promptTokens += prompt;
-        completionTokens += completion;
-        cachedTokens += cached;
+    public void tokens(int prompt, int completion, int cached) {
+        counts.tokens(prompt, completion, cached);
     }
 
     @Override
-    public synchronized void audio(long millis) {
-        audioMillis += millis;
+    public void audio(long millis) {
+        counts.audio(millis);
     }
 
     @Override
-    public synchronized void cancelled() {
-        cancelled = true;
-    }
-
-    private synchronized WorkerReport snapshot() {
-        return new WorkerReport(promptTokens, completionTokens, cachedTokens, audioMillis, cancelled);
+    public void cancelled() {
+        counts.cancelled();
     }
 
     private void report(ServerResponse response) {
-        String report = snapshot().encode();
+        RequestCounts.Snapshot c = counts.snapshot();
+        String report = new WorkerReport(c.promptTokens(), c.completionTokens(), c.cachedTokens(), c.audioMillis(),
+                c.cancelled()).encode();
         if (!response.isSent()) {
             response.header(WorkerReport.HEADER, report);
             return;
