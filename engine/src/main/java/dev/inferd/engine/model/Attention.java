@@ -41,6 +41,11 @@ final class Attention implements WorkerPool.Task {
     static final int HEADS = 4;
     /** Rows of one sequence a task takes together, each block widened once for them. */
     static final int ROWS = 8;
+    /**
+     * Multiply-adds of the scores (as many again for the values) from which a call is shared out to the pool: below,
+     * a short context on a small model, handing out the heads and waiting for them costs more than they take.
+     */
+    static final long SHARED_FROM_WORK = 1 << 14;
 
     private final ModelConfig config;
     private final WorkerPool pool;
@@ -99,7 +104,12 @@ final class Attention implements WorkerPool.Task {
         this.out = out;
         splitIntoRuns(rows);
         try {
-            pool.parallelFor(runs * tasksPerRun(), this);
+            int tasks = runs * tasksPerRun();
+            if (longest * (long) rows * config.queryLength() < SHARED_FROM_WORK) {
+                for (int task = 0; task < tasks; task++) run(task, 0);
+            } else {
+                pool.parallelFor(tasks, this);
+            }
         } finally {
             this.batch = null;
             this.cache = null;
