@@ -70,13 +70,14 @@ public final class WarmUp {
      * Then one stream's generated tokens, until the code around the products (norms, attention, positions, the
      * activations) has run often enough for C2 and a pass allocates less than {@link #COMPILED_ROUND_BYTES}: layer
      * passes (passes times layers) at least, as many passes at most, and a time at most. Until C2 compiles it, that
-     * code runs its vectors as Java objects, which on small models is most of a token: stories-15m decoded its first
-     * few hundred tokens at a fifth of its later speed, and a pass allocated no more once some 4,000 layer passes had
-     * run (2,400 on it, 4,500 on smollm2-135m). On a 1B model the time bounds it, and its products dominate anyway.
+     * code runs its vectors as Java objects, which on a small model is most of a token: stories-15m's first tokens
+     * after the other passes decoded at a quarter of its later speed or less, and its passes allocated next to
+     * nothing after 2,400 layer passes (smollm2-135m's after 4,500). On a 1B model the time bounds the phase, which
+     * adds at most that to a start, and its products are most of a token anyway (docs/performance.md).
      */
     static final int ONE_STREAM_LAYER_PASSES = 5_000;
     static final int ONE_STREAM_MOST = 2_000;
-    static final long ONE_STREAM_NANOS = 3_000_000_000L;
+    static final long ONE_STREAM_NANOS = 1_500_000_000L;
 
     private WarmUp() {
     }
