@@ -108,6 +108,13 @@ class ThinkingJsonFormatEndToEndTest {
         return JSON.readTree(choice.message().content().orElseThrow(() -> new AssertionError("no content: " + choice)));
     }
 
+    /** The choice's content validates against {@link #SCHEMA}, and it has reasoning exactly when {@code thinks}. */
+    private static void assertAnswer(ChatCompletion.Choice choice, boolean thinks) {
+        assertThat(reasoning(choice).isBlank()).as(choice.toString()).isEqualTo(!thinks);
+        String content = choice.message().content().orElseThrow(() -> new AssertionError("no content: " + choice));
+        assertThat(StructuredOutputWithinLimitEndToEndTest.complaints(SCHEMA, content)).as(content).isEmpty();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {QWEN3_LIKE, R1})
     void jsonObjectFollowsTheThinking(String model) throws IOException {
@@ -120,11 +127,8 @@ class ThinkingJsonFormatEndToEndTest {
     @ParameterizedTest
     @ValueSource(strings = {QWEN3_LIKE, R1})
     void jsonSchemaFollowsTheThinking(String model) throws IOException {
-        var choice = client.chat().completions().create(chat(model).responseFormat(schemaFormat()).build())
-                .choices().getFirst();
-        assertThat(reasoning(choice)).as(choice.toString()).isNotBlank();
-        String content = choice.message().content().orElseThrow(() -> new AssertionError("no content: " + choice));
-        assertThat(StructuredOutputWithinLimitEndToEndTest.complaints(SCHEMA, content)).as(content).isEmpty();
+        assertAnswer(client.chat().completions().create(chat(model).responseFormat(schemaFormat()).build())
+                .choices().getFirst(), true);
     }
 
     @ParameterizedTest
@@ -132,10 +136,7 @@ class ThinkingJsonFormatEndToEndTest {
     void withThinkingOffTheJsonStartsAtOnce(String model) throws IOException {
         var off = chat(model).responseFormat(schemaFormat())
                 .putAdditionalBodyProperty("chat_template_kwargs", JsonValue.from(Map.of("enable_thinking", false)));
-        var choice = client.chat().completions().create(off.build()).choices().getFirst();
-        assertThat(reasoning(choice)).as(choice.toString()).isBlank();
-        String content = choice.message().content().orElseThrow(() -> new AssertionError("no content: " + choice));
-        assertThat(StructuredOutputWithinLimitEndToEndTest.complaints(SCHEMA, content)).as(content).isEmpty();
+        assertAnswer(client.chat().completions().create(off.build()).choices().getFirst(), false);
     }
 
     /** Where the client keeps the thinking in the content, the JSON is the whole content, from the first token. */
