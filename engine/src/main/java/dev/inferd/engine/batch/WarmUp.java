@@ -72,12 +72,18 @@ public final class WarmUp {
      * passes (passes times layers) at least, as many passes at most, and a time at most. Until C2 compiles it, that
      * code runs its vectors as Java objects, which on a small model is most of a token: stories-15m's first tokens
      * after the other passes decoded at a quarter of its later speed or less, and its passes allocated next to
-     * nothing after 2,400 layer passes (smollm2-135m's after 4,500). On a 1B model the time bounds the phase, which
-     * adds at most that to a start, and its products are most of a token anyway (docs/performance.md).
+     * nothing after 2,400 layer passes (smollm2-135m's after 4,500).
      */
     static final int ONE_STREAM_LAYER_PASSES = 5_000;
     static final int ONE_STREAM_MOST = 2_000;
     static final long ONE_STREAM_NANOS = 1_500_000_000L;
+    /**
+     * Or, once this time has passed, until passes allocate no less for {@link #ONE_STREAM_FLAT_PASSES} passes: on a 1B
+     * model, whose passes allocate as little from the first (its code compiled over the longer passes before), the
+     * phase then adds half a second to a start rather than its most.
+     */
+    static final long ONE_STREAM_SETTLED_NANOS = 500_000_000L;
+    static final int ONE_STREAM_FLAT_PASSES = 16;
 
     private WarmUp() {
     }
@@ -130,6 +136,8 @@ public final class WarmUp {
         int token = 1;
         int position = cache.contextLength();
         int passes = 0;
+        long lowest = Long.MAX_VALUE;
+        int flat = 0; // passes since a pass last allocated a tenth less than any before
         while (passes < ONE_STREAM_MOST && !stop.getAsBoolean() && System.nanoTime() - start < ONE_STREAM_NANOS) {
             if (position == cache.contextLength()) {
                 cache.clear(0);
@@ -140,7 +148,15 @@ public final class WarmUp {
             long before = allocatedBytes();
             token = model.forward(next, cache).argmax(0);
             passes++;
-            if (passes >= leastPasses && allocatedBytes() - before < COMPILED_ROUND_BYTES) break;
+            long allocated = allocatedBytes() - before;
+            if (allocated < lowest - lowest / 10) {
+                lowest = allocated;
+                flat = 0;
+            } else {
+                flat++;
+            }
+            boolean settled = flat >= ONE_STREAM_FLAT_PASSES && System.nanoTime() - start >= ONE_STREAM_SETTLED_NANOS;
+            if (allocated < COMPILED_ROUND_BYTES && (passes >= leastPasses || settled)) break;
         }
         cache.clear(0);
         return passes;
