@@ -31,6 +31,7 @@ import dev.inferd.server.http.MultipartForm;
 import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.LoadClaims;
 import dev.inferd.server.store.TestDatabases;
 import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageRecord;
@@ -102,7 +103,8 @@ class GatewayRoutesTest {
             workers.add(worker);
             open.add(worker);
         }
-        var directory = new WorkerDirectory(new WorkerStore(db), Duration.ofSeconds(2), Duration.ofMillis(100));
+        var directory = new WorkerDirectory(new WorkerStore(db), new LoadClaims(db), Duration.ofSeconds(2),
+                Duration.ofMillis(100));
         open.add(directory);
         var proxy = new WorkerProxy(directory, SECRET, Duration.ofSeconds(10), Duration.ofSeconds(2));
         open.add(proxy);

@@ -15,6 +15,7 @@ import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
 import dev.inferd.server.store.KeyScopes;
+import dev.inferd.server.store.LoadClaims;
 import dev.inferd.server.store.TestDatabases;
 import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageRecord;
@@ -81,7 +82,8 @@ class GatewayWorkersTest {
             workers.add(worker);
             open.add(worker);
         }
-        directory = new WorkerDirectory(new WorkerStore(db), Duration.ofSeconds(2), Duration.ofMillis(100));
+        directory = new WorkerDirectory(new WorkerStore(db), new LoadClaims(db), Duration.ofSeconds(2),
+                Duration.ofMillis(100));
         open.add(directory);
         var proxy = new WorkerProxy(directory, SECRET, Duration.ofSeconds(10), Duration.ofSeconds(2));
         open.add(proxy);
