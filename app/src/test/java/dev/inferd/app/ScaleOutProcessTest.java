@@ -185,6 +185,11 @@ class ScaleOutProcessTest {
     @Order(3)
     void theFirstRequestsForAModelAtBothGatewaysAtOnceLoadItOnOneWorker() throws Exception {
         String body = "{\"model\":\"stories-c\",\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+        // each gateway has a stream under way on a different worker (stories-a's and stories-b's), so each, deciding
+        // alone before the workers report those streams, would load stories-c on the other worker
+        List<InputStream> streams = new ArrayList<>();
+        streams.add(openStream(gateways[0], "stories-a"));
+        streams.add(openStream(gateways[1], "stories-b"));
         var go = new CountDownLatch(1);
         List<Future<HttpResponse<String>>> answers = new ArrayList<>();
         try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -198,6 +203,8 @@ class ScaleOutProcessTest {
                 }));
             }
             go.countDown();
+        } finally {
+            for (InputStream stream : streams) stream.close(); // the client leaves: the worker stops that generation
         }
         for (var answer : answers) assertThat(answer.get().statusCode()).as(answer.get().body()).isEqualTo(200);
         // a second load would have been answered only once done, so a renewal after the answers shows every load
@@ -526,6 +533,23 @@ class ScaleOutProcessTest {
     private static HttpResponse<String> models(int port, String secret) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/models"))
                 .header("Authorization", "Bearer " + secret).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A long chat stream for {@code model} through the gateway on {@code port}, its first event read. */
+    private static InputStream openStream(int port, String model) throws Exception {
+        String body = "{\"model\":\"" + model + "\",\"stream\":true,\"max_tokens\":400,\"n\":16,\"temperature\":1.0,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"Once\"}]}";
+        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/v1/chat/completions")).header("Authorization", "Bearer " + key)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.statusCode()).isEqualTo(200);
+        InputStream in = response.body();
+        while (true) { // up to the end of the first event's line
+            int b = in.read();
+            if (b < 0 || b == '\n') break;
+        }
+        return in;
     }
 
     private static List<String> holding(List<WorkerRow> rows, String model) {

@@ -195,7 +195,8 @@ public final class WorkerDirectory implements AutoCloseable {
             }
             if (!isUsable(inForce.worker(), tried)) inForce = claims.claim(model, chosen, ttl, inForce.token());
             if (!isUsable(inForce.worker(), tried)) return chosen; // taken over again at this instant: serve anyway
-            remember(model, inForce.worker(), Duration.ofMillis(Math.min(inForce.remainingMillis(), CLAIM_REREAD.toMillis())));
+            remember(model, inForce.worker(),
+                    Duration.ofMillis(Math.min(inForce.remainingMillis(), CLAIM_REREAD.toMillis())));
             return inForce.worker();
         } catch (RuntimeException e) {
             // the database is away for a moment: this gateway's requests for the model at least wait on one worker
@@ -220,8 +221,8 @@ public final class WorkerDirectory implements AutoCloseable {
     private Candidate candidate(WorkerRow w) {
         AtomicInteger mine = outstanding.get(w.id());
         int local = mine == null ? 0 : mine.get();
-        return new Candidate(w.id(), new java.util.HashSet<>(w.models()), new java.util.HashSet<>(w.loading()), w.freeBytes(),
-                Math.max(local, w.running() + w.waiting()), w.kvUse());
+        return new Candidate(w.id(), new java.util.HashSet<>(w.models()), new java.util.HashSet<>(w.loading()),
+                w.freeBytes(), Math.max(local, w.running() + w.waiting()), w.kvUse());
     }
 
     /** Counts a request on {@code worker} until the lease is closed. */
