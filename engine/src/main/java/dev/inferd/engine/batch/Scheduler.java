@@ -398,6 +398,7 @@ public final class Scheduler implements AutoCloseable {
                 if (!s.draftDeclined) continue;
                 s.draftLength.observe(0, 0, maxDraft);
                 draftModel.rollBack(s, s.size());
+                if (s.draftLength.givenUp()) draftModel.forget(s.sequence);
             }
         } else {
             for (SequenceSlot s : drafting) s.draftCount = PromptLookup.propose(s.tokens(), s.size(), s.draftWanted, s.draft);
@@ -454,7 +455,11 @@ public final class Scheduler implements AutoCloseable {
         cache.truncate(slot.sequence, slot.computed);
         cache.commitFullBlocks(slot.sequence, slot.tokens());
         cache.releaseOutsideWindows(slot.sequence);
-        if (draftModel != null) draftModel.rollBack(slot, slot.computed);
+        if (draftModel != null) {
+            draftModel.rollBack(slot, slot.computed);
+            // a draft given up never runs for this sequence again: its positions go back to the draft's pool
+            if (slot.draftLength.givenUp()) draftModel.forget(slot.sequence);
+        }
     }
 
     private void dropCancelled() {
