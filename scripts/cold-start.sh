@@ -115,7 +115,7 @@ run_cloud() {
   stop_server
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+median() { sort -g | awk '{a[NR]=$1} END {printf "%.2f\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 if $cloud; then
