@@ -46,27 +46,28 @@ trap cleanup EXIT
 now() { date +%s.%N; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 drop_caches() { if $cold; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; }
-body() { printf '{"model":"%s","messages":[{"role":"user","content":"Hello there"}],"max_tokens":%d,"temperature":0}' "$1" "$max_tokens"; }
+body() { printf '{"model":"%s","messages":[{"role":"user","content":"Hello there"}],"max_tokens":%d,"temperature":0,"stream":true}' "$1" "$max_tokens"; }
 
 # CPU seconds process $1 has used so far (its threads, those ended included).
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz}' "/proc/$1/stat"; }
 
 # Polls GET /v1/models until the server answers at all (any status), then a chat completion until it
-# answers 200; prints "port_seconds answer_seconds first_request_seconds next_request_seconds cpu_seconds":
-# the first two since $1, then how long the answered request and the same request sent right after it took,
-# then the server's CPU seconds at its first answer. Until the server listens curl gets no answer (000);
-# while the model loads and warms up, 503.
+# answers 200; prints "port_seconds answer_seconds first_request_seconds first_tokens_per_second
+# next_request_seconds next_tokens_per_second cpu_seconds": the first two since $1, then how long the answered
+# request took and how fast it generated, the same for the same request sent right after it (its prompt then
+# comes from the prefix cache, so it takes less time; its generation must not be faster), then the server's
+# CPU seconds at its first answer. Until the server listens curl gets no answer (000); while the model loads
+# and warms up, 503.
 until_answer() {
-  local start=$1 url=$2 model=$3 auth=${4:-} listening reply code took
+  local start=$1 url=$2 model=$3 auth=${4:-} listening code took rate
   until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 300 "$url/v1/models" || true)" != 000 ]; do sleep 0.02; done
   listening=$(now)
   for _ in $(seq 1 30000); do
-    reply=$(chat "$url" "$model" "$auth")
-    code=${reply% *} took=${reply#* }
+    read -r code took rate <<<"$(chat "$url" "$model" "$auth")"
     if [ "$code" = 200 ]; then
       local end cpu next; end=$(now); cpu=$(cpu_seconds "$pid")
       next=$(chat "$url" "$model" "$auth")
-      echo "$(echo "$listening - $start" | bc) $(echo "$end - $start" | bc) $took ${next#* } $cpu"
+      echo "$(echo "$listening - $start" | bc) $(echo "$end - $start" | bc) $took $rate ${next#* } $cpu"
       return 0
     fi
     case "$code" in 000|503) sleep 0.02 ;; *) echo "unexpected HTTP $code: $(cat "$work/out")" >&2; return 1 ;; esac
@@ -74,10 +75,18 @@ until_answer() {
   echo "no answer" >&2; return 1
 }
 
-# One chat completion; prints "status seconds".
+# One streamed chat completion; prints "status seconds tokens_per_second", the last from the arrival times of
+# its content chunks (one a token): how fast it generated, its prompt left out.
 chat() {
-  curl -s -o "$work/out" -w '%{http_code} %{time_total}' --max-time 300 -X POST "$1/v1/chat/completions" \
-    -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} -d "$(body "$2")" || echo "000 0"
+  local t0=$EPOCHREALTIME t1 code rate
+  { curl -sN --max-time 300 -X POST "$1/v1/chat/completions" -H 'Content-Type: application/json' \
+      ${3:+-H "Authorization: Bearer $3"} -d "$(body "$2")" -w '\nstatus %{http_code}\n' || true; } \
+    | while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$work/out"
+  t1=$EPOCHREALTIME
+  code=$(awk '$2 == "status" {c = $3} END {print c ? c : "000"}' "$work/out")
+  rate=$(awk '$2 == "data:" && $0 ~ /"content":"[^"]/ {n++; if (n == 1) f = $1; l = $1}
+              END {if (n > 1 && l > f) printf "%.2f", (n - 1) / (l - f); else print "-"}' "$work/out")
+  echo "$code $(echo "$t1 - $t0" | bc) $rate"
 }
 
 stop_server() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }
@@ -125,8 +134,9 @@ if $cloud; then
 fi
 
 echo "file $file, $runs runs, $($cold && echo 'page cache dropped before every start' || echo 'file in the page cache')"
-echo "columns: server, port answering (s), first answer (s), that request (s), the next request (s), CPU by the first answer (s);"
-echo "  for cloud: request to answer (s), that request (s), the next (s), CPU of the process by then (s); load average before the run"
+echo "columns: server, port answering (s), first answer (s), that request (s) and its tokens/s, the next request (s) and its"
+echo "  tokens/s, CPU by the first answer (s); for cloud: request to answer (s), that request (s) and its tokens/s, the next (s)"
+echo "  and its tokens/s, CPU of the process by then (s); load average before the run"
 # an unmeasured start first: the launcher's class archive, the copy cache and the page cache
 run_inferd >/dev/null
 if [ -n "$other" ]; then run_inferd "$other" other >/dev/null; fi
@@ -147,27 +157,29 @@ for r in $(seq 1 "$runs"); do
 done
 
 col() { cut -d' ' -f"$1" "$2" | median; }
+# the medians of the columns from $2 on of file $1: that request, its tokens/s, the next, its tokens/s, CPU
+requests() {
+  local c=$2
+  echo "that request $(col "$c" "$1") s at $(col $((c + 1)) "$1") tokens/s, the next $(col $((c + 2)) "$1") s at" \
+    "$(col $((c + 3)) "$1") tokens/s; CPU $(col $((c + 4)) "$1") s"
+}
 echo "medians:"
 mi=$(col 2 "$work/inferd.t")
-echo "  inferd serve: port $(col 1 "$work/inferd.t") s, first answer $mi s (that request $(col 3 "$work/inferd.t") s," \
-  "the next $(col 4 "$work/inferd.t") s), CPU $(col 5 "$work/inferd.t") s"
+echo "  inferd serve: port $(col 1 "$work/inferd.t") s, first answer $mi s; $(requests "$work/inferd.t" 3)"
 if [ -n "$other" ]; then
   mo=$(col 2 "$work/other.t")
-  echo "  compared serve ($other): port $(col 1 "$work/other.t") s, first answer $mo s (that request $(col 3 "$work/other.t") s," \
-    "the next $(col 4 "$work/other.t") s), CPU $(col 5 "$work/other.t") s"
+  echo "  compared serve ($other): port $(col 1 "$work/other.t") s, first answer $mo s; $(requests "$work/other.t" 3)"
   echo "  ratio inferd / compared (first answer): $(echo "scale=2; $mi / $mo" | bc)," \
-    "(CPU): $(echo "scale=2; $(col 5 "$work/inferd.t") / $(col 5 "$work/other.t")" | bc)"
+    "(CPU): $(echo "scale=2; $(col 7 "$work/inferd.t") / $(col 7 "$work/other.t")" | bc)"
 fi
 if [ -n "$llama" ]; then
   ml=$(col 2 "$work/llama.t")
-  echo "  llama-server: port $(col 1 "$work/llama.t") s, first answer $ml s (that request $(col 3 "$work/llama.t") s," \
-    "the next $(col 4 "$work/llama.t") s), CPU $(col 5 "$work/llama.t") s"
+  echo "  llama-server: port $(col 1 "$work/llama.t") s, first answer $ml s; $(requests "$work/llama.t" 3)"
   echo "  ratio inferd / llama-server (first answer): $(echo "scale=2; $mi / $ml" | bc)"
 fi
 if $cloud; then
   mc=$(col 1 "$work/cloud.t")
-  echo "  inferd cloud, request for an unloaded model to its answer: $mc s (that request $(col 2 "$work/cloud.t") s," \
-    "the next $(col 3 "$work/cloud.t") s), CPU $(col 4 "$work/cloud.t") s"
+  echo "  inferd cloud, request for an unloaded model to its answer: $mc s; $(requests "$work/cloud.t" 2)"
   [ -n "$llama" ] && echo "  ratio cloud / llama-server (command to first answer): $(echo "scale=2; $mc / $ml" | bc)"
 fi
 echo "load average at the end: $(load)"
