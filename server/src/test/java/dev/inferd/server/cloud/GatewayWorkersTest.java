@@ -238,6 +238,41 @@ class GatewayWorkersTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** The access log's line of a forwarded request shows the tokens the worker counted, as the worker's own line does. */
+    @Test
+    void theAccessLogOfAForwardedRequestShowsItsTokens() throws Exception {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var access = java.util.logging.Logger.getLogger("inferd.access");
+        var handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getMessage().contains(" POST /v1/chat/completions ")) lines.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        access.addHandler(handler);
+        try {
+            client(key).chat().completions().create(chat("model-01"));
+            try (var stream = client(key).chat().completions().createStreaming(chat("model-01"))) {
+                stream.stream().forEach(chunk -> { });
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (lines.size() < 4 && System.nanoTime() < deadline) Thread.sleep(20);
+        } finally {
+            access.removeHandler(handler);
+        }
+        // a worker's line and the gateway's for each request (one JVM, one logger)
+        assertThat(lines).hasSize(4).allSatisfy(line -> assertThat(line)
+                .matches("req_\\w+ POST /v1/chat/completions 200 tokens=\\d+\\+" + EchoModel.ANSWER_TOKENS + " \\d+ms"));
+    }
+
     /**
      * A client that asks for a whole (non-streamed) answer and leaves while the worker computes it: nothing is written
      * to it until the answer is there, so the gateway's watch of its connection sees it go and closes the request to

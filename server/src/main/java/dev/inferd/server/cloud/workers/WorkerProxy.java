@@ -2,6 +2,7 @@ package dev.inferd.server.cloud.workers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inferd.server.http.AccessLog;
 import dev.inferd.server.http.ClientDeparture;
 import dev.inferd.server.http.ClientGoneException;
 import dev.inferd.server.http.RequestHook;
@@ -476,6 +477,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
     private static void count(WorkerReport report, RequestHook hook) {
         if (report.promptTokens() > 0 || report.completionTokens() > 0 || report.cachedTokens() > 0) {
             hook.tokens(report.promptTokens(), report.completionTokens(), report.cachedTokens());
+            AccessLog.tokens(report.promptTokens(), report.completionTokens());
         }
         if (report.audioMillis() > 0) hook.audio(report.audioMillis());
         if (report.cancelled()) hook.cancelled();
