@@ -22,17 +22,22 @@ public final class MessagesRequestParser {
     private MessagesRequestParser() {
     }
 
-    /** A {@code POST /v1/messages} body: {@code max_tokens} is required. */
+    /** A {@code POST /v1/messages} body without beta features: {@code max_tokens} is required. */
     public static MessagesRequest parse(JsonNode body) {
-        return parse(body, true);
+        return parse(body, AnthropicBetas.NONE);
+    }
+
+    /** A {@code POST /v1/messages} body under the request's {@code anthropic-beta} features. */
+    public static MessagesRequest parse(JsonNode body, AnthropicBetas betas) {
+        return parse(body, true, betas);
     }
 
     /** A {@code POST /v1/messages/count_tokens} body: the same fields, without {@code max_tokens}. */
     public static MessagesRequest parseForCounting(JsonNode body) {
-        return parse(body, false);
+        return parse(body, false, AnthropicBetas.NONE);
     }
 
-    private static MessagesRequest parse(JsonNode body, boolean generating) {
+    private static MessagesRequest parse(JsonNode body, boolean generating, AnthropicBetas betas) {
         Fields f = Fields.ofBody(body);
         String model = f.requiredString("model");
         List<Message> conversation = new ArrayList<>();
@@ -48,7 +53,7 @@ public final class MessagesRequestParser {
         float temperature = f.number("temperature", 0, 1).orElse(1.0).floatValue();
         float topP = f.number("top_p", 0, 1).orElse(1.0).floatValue();
         Integer topK = f.intValue("top_k", 0, Integer.MAX_VALUE).filter(k -> k > 0).orElse(null);
-        MessagesRequest.Thinking thinking = thinking(f, maxTokens, generating);
+        MessagesRequest.Thinking thinking = thinking(f, generating && !betas.interleavedThinking() ? maxTokens : 0);
         checkPrefill(turns, thinking);
         return new MessagesRequest(model, turns, tools, maxTokens, stopSequences(f), temperature, topP, topK,
                 generating && f.bool("stream", false), thinking);
@@ -115,7 +120,12 @@ public final class MessagesRequestParser {
         }).orElse(List.of());
     }
 
-    private static MessagesRequest.Thinking thinking(Fields f, int maxTokens, boolean generating) {
+    /**
+     * @param budgetBelow a budget must be below this ({@code max_tokens}), or 0 when it may be any size: under
+     *                    interleaved thinking, where Anthropic lets the budget span a turn's thinking blocks, and
+     *                    here {@code max_tokens} bounds the one reply's thinking instead
+     */
+    private static MessagesRequest.Thinking thinking(Fields f, int budgetBelow) {
         return f.node("thinking").map(node -> {
             Fields t = Fields.ofObject(node, "thinking");
             String type = t.requiredString("type");
@@ -131,7 +141,7 @@ public final class MessagesRequestParser {
                 case "enabled" -> {
                     int budget = t.intValue("budget_tokens", 1024, Integer.MAX_VALUE)
                             .orElseThrow(() -> ApiError.missing("thinking.budget_tokens"));
-                    if (generating && budget >= maxTokens) {
+                    if (budgetBelow > 0 && budget >= budgetBelow) {
                         throw ApiError.invalid("thinking.budget_tokens", "Invalid 'thinking.budget_tokens': `max_tokens` "
                                 + "must be greater than `thinking.budget_tokens`.");
                     }

@@ -58,7 +58,7 @@ public final class ConversationPlanner {
                 separateReasoning && request.separateReasoning());
         TokenConstraint.Factory constraint = OutputConstraints.forOutput(request.tools(), request.format(),
                 request.freeJsonLayout(), generator, reading.splitsThinking(), rendered.opensReasoning(), formatParam);
-        constraint = withinThinkingBudget(constraint, request, generator, rendered);
+        constraint = aroundThinking(constraint, request, generator, rendered, reading.splitsThinking());
         GenerationRequest engineRequest = EngineRequests.build(request.sampling(), request.stop(), request.n(),
                         maxTokens(request, prompt, generator), request.logprobs(), prompt, generator, constraint, capParam)
                 .withControlTokenText(reading.controlTokenText());
@@ -82,23 +82,27 @@ public final class ConversationPlanner {
     }
 
     /**
-     * The thinking budget over the output's other constraint: after that many tokens of thinking the engine writes
-     * the closing tag. A request that turned thinking off ({@code enable_thinking: false}) has a budget of nothing,
-     * for the templates that have no such switch and open the block all the same. Only where the model thinks in a
-     * block of its own: not under a grammar that holds the output from its first token (a forced call, a JSON
-     * format), and not on a generator that cannot be constrained.
+     * The output's constraint around its thinking block. A thinking budget: after that many tokens of thinking the
+     * engine writes the closing tag. A request that turned thinking off ({@code enable_thinking: false}) has a
+     * budget of nothing, for the templates that have no such switch and open the block all the same. A JSON format
+     * holds the answer only, after the thinking (which goes to the reasoning channel), as vLLM's structured outputs
+     * under a reasoning parser do; where the thinking stays in the content, the JSON starts at the first token.
+     * Only where the model thinks in a block of its own (not under a forced call, which is written from the first
+     * token), and not on a generator that cannot be constrained.
      */
-    private static TokenConstraint.Factory withinThinkingBudget(TokenConstraint.Factory constraint,
-                                                                ConversationRequest request, TextGenerator generator,
-                                                                RenderedPrompt rendered) {
+    private static TokenConstraint.Factory aroundThinking(TokenConstraint.Factory constraint, ConversationRequest request,
+                                                          TextGenerator generator, RenderedPrompt rendered,
+                                                          boolean splitsThinking) {
         Integer budget = Boolean.FALSE.equals(request.enableThinking()) ? Integer.valueOf(0) : request.thinkingBudget();
-        if (budget == null || !generator.chatFormat().thinks() || request.tools().forcesCall()
-                || !(request.format() instanceof ResponseFormat.Text)) {
-            return constraint;
-        }
         TokenVocabulary vocabulary = generator.vocabulary();
-        return vocabulary == null ? constraint : ThinkingBudget.factory(budget, vocabulary, rendered.opensReasoning(),
-                constraint);
+        if (!generator.chatFormat().thinks() || request.tools().forcesCall() || vocabulary == null) return constraint;
+        if (request.format() instanceof ResponseFormat.Text) {
+            return budget == null ? constraint
+                    : ThinkingBudget.factory(budget, vocabulary, rendered.opensReasoning(), constraint);
+        }
+        if (!splitsThinking || constraint == null) return constraint;
+        return ThinkingBudget.answerFactory(budget == null ? Integer.MAX_VALUE : budget, vocabulary,
+                rendered.opensReasoning(), constraint);
     }
 
     /** The client's cap, or all the room the context leaves; a cap beyond the room is refused or clamped. */

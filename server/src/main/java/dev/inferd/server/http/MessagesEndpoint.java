@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import dev.inferd.server.anthropic.AnthropicBetas;
 import dev.inferd.server.anthropic.AnthropicError;
 import dev.inferd.server.anthropic.AnthropicIds;
 import dev.inferd.server.anthropic.MessageEvent;
@@ -34,7 +35,8 @@ final class MessagesEndpoint {
     }
 
     void handle(ServerRequest httpRequest, ServerResponse response, ClientWatch client) throws InterruptedException {
-        MessagesRequest request = MessagesRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes));
+        MessagesRequest request = MessagesRequestParser.parse(JsonExchange.readBody(httpRequest, maxBodyBytes),
+                AnthropicBetas.of(httpRequest.headerValues(AnthropicBetas.HEADER)));
         try (ModelLease lease = models.admit(request.model(), RequestHook.of(httpRequest))) {
             ConversationPlan plan = plan(request, lease);
             MeteredGeneration run = lease.submit(plan.engineRequest());

@@ -8,6 +8,7 @@ import dev.inferd.server.openai.WireJson;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -99,6 +100,23 @@ class MessagesRequestParserTest {
         assertThat(parse("""
                 {"model":"m","max_tokens":10,"messages":[{"role":"user","content":"Hi"}],"thinking":{"type":"disabled"}}""")
                 .thinking().enableThinking()).isFalse();
+    }
+
+    @Test
+    void aBudgetAboveMaxTokensIsAllowedUnderInterleavedThinkingOnly() {
+        String body = """
+                {"model":"m","max_tokens":2000,"messages":[{"role":"user","content":"Hi"}],
+                 "thinking":{"type":"enabled","budget_tokens":8000}}""";
+        assertThatThrownBy(() -> parse(body)).isInstanceOf(ApiError.class).hasMessageContaining("budget_tokens");
+        assertThatThrownBy(() -> MessagesRequestParser.parse(WireJson.parse(body.getBytes(StandardCharsets.UTF_8)),
+                AnthropicBetas.of(List.of("claude-code-20250219")))).isInstanceOf(ApiError.class);
+        var betas = AnthropicBetas.of(List.of("claude-code-20250219, interleaved-thinking-2025-05-14", "other"));
+        assertThat(betas.interleavedThinking()).isTrue();
+        var thinking = MessagesRequestParser.parse(WireJson.parse(body.getBytes(StandardCharsets.UTF_8)), betas).thinking();
+        assertThat(thinking.budgetTokens()).isEqualTo(8000);
+        // the budget's floor still holds
+        assertThatThrownBy(() -> MessagesRequestParser.parse(WireJson.parse(body.replace("8000", "512")
+                .getBytes(StandardCharsets.UTF_8)), betas)).isInstanceOf(ApiError.class).hasMessageContaining("budget_tokens");
     }
 
     @Test

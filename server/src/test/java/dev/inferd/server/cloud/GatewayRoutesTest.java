@@ -20,33 +20,22 @@ import com.openai.models.responses.ResponseCreateParams;
 import com.openai.models.responses.ResponseStreamEvent;
 import dev.inferd.engine.Fixtures;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.server.cloud.auth.Actor;
-import dev.inferd.server.cloud.auth.KeySpec;
 import dev.inferd.server.cloud.catalog.ModelSpec;
-import dev.inferd.server.cloud.deploy.CloudDeployment;
 import dev.inferd.server.cloud.deploy.WorkerDeployment;
-import dev.inferd.server.cloud.workers.WorkerDirectory;
 import dev.inferd.server.cloud.workers.WorkerProxy;
 import dev.inferd.server.http.MultipartForm;
-import dev.inferd.server.http.ServerOptions;
-import dev.inferd.server.pool.PoolLimits;
-import dev.inferd.server.store.Database;
-import dev.inferd.server.store.TestDatabases;
 import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageRecord;
 import dev.inferd.server.store.UsageStore;
-import dev.inferd.server.store.WorkerStore;
 import dev.inferd.speech.audio.Audio;
 import dev.inferd.speech.audio.AudioDecoder;
 import dev.inferd.speech.whisper.SyntheticWhisper;
 import dev.inferd.speech.whisper.WhisperShape;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -65,61 +54,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * (its error shape also for the gateway's own errors), and audio uploads streamed on to a worker. The gateway's
  * usage records carry what the workers counted, as {@code cloud}'s do.
  */
-class GatewayRoutesTest {
+class GatewayRoutesTest extends GatewayWorkersFixture {
 
-    private static final String SECRET = "a-shared-secret-for-the-tests";
-    private static final String OPERATOR = "operator-token-for-tests";
-    private static final Actor TEST = new Actor("test", "junit");
-    private static final PoolLimits ROOMY = new PoolLimits(0, 1L << 40, Duration.ofSeconds(20), 2, Duration.ofSeconds(30));
-    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
-
-    static {
-        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
-    }
-
-    private final MutableClock clock = new MutableClock();
-    private final HttpClient http = HttpClient.newHttpClient();
-    private final List<AutoCloseable> open = new ArrayList<>();
-    private final List<FakeOpener> openers = new ArrayList<>();
-    private final List<WorkerDeployment> workers = new ArrayList<>();
-    private Database db;
-    private CloudDeployment gateway;
-    private String key;
-    private String accountId;
     private String otherKey;
 
-    /** A gateway and two workers on one database, serving {@code models} (the built-in fake catalog when null). */
-    private void deploy(List<ModelSpec> models) {
-        db = TestDatabases.open(TestDatabases.SQLITE);
-        open.add(db);
-        var config = new CloudConfig(null, null, OPERATOR, Map.of(), models);
-        for (int i = 0; i < 2; i++) {
-            var opener = new FakeOpener();
-            openers.add(opener);
-            var worker = WorkerDeployment.start("127.0.0.1", 0, ServerOptions.defaults(), db, config, clock,
-                    new CloudDeployment.Catalog(opener, ROOMY, null),
-                    new WorkerDeployment.Registration("w" + i, null, SECRET, Duration.ofMillis(200)));
-            workers.add(worker);
-            open.add(worker);
-        }
-        var directory = new WorkerDirectory(new WorkerStore(db), Duration.ofSeconds(2), Duration.ofMillis(100));
-        open.add(directory);
-        var proxy = new WorkerProxy(directory, SECRET, Duration.ofSeconds(10), Duration.ofSeconds(2));
-        open.add(proxy);
-        gateway = CloudDeployment.gateway("127.0.0.1", 0, ServerOptions.defaults(), db, config, clock,
-                new CloudDeployment.Catalog(new FakeOpener(), ROOMY, null), proxy,
-                () -> directory.live().isEmpty() ? "no worker is live" : null);
-        open.add(gateway);
-        var account = gateway.accounts().createAccount("acme", TEST);
-        accountId = account.id();
-        key = gateway.accounts().createKey(account.id(), KeySpec.named("k"), TEST).secret();
-        var other = gateway.accounts().createAccount("globex", TEST);
-        otherKey = gateway.accounts().createKey(other.id(), KeySpec.named("k"), TEST).secret();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        for (AutoCloseable c : open.reversed()) c.close();
+    @Override
+    void deploy(List<ModelSpec> models) {
+        super.deploy(models);
+        otherKey = keyOfNewAccount("globex");
     }
 
     private String base() {

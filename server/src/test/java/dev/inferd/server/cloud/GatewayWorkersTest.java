@@ -5,36 +5,23 @@ import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.errors.PermissionDeniedException;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import dev.inferd.server.cloud.auth.Actor;
 import dev.inferd.server.cloud.auth.KeySpec;
-import dev.inferd.server.cloud.deploy.CloudDeployment;
-import dev.inferd.server.cloud.deploy.WorkerDeployment;
-import dev.inferd.server.cloud.workers.WorkerDirectory;
-import dev.inferd.server.cloud.workers.WorkerProxy;
-import dev.inferd.server.http.ServerOptions;
-import dev.inferd.server.pool.PoolLimits;
-import dev.inferd.server.store.Database;
 import dev.inferd.server.store.KeyScopes;
-import dev.inferd.server.store.TestDatabases;
 import dev.inferd.server.store.UsageFilter;
 import dev.inferd.server.store.UsageRecord;
 import dev.inferd.server.store.UsageStore;
-import dev.inferd.server.store.WorkerStore;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -43,60 +30,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A gateway and two workers in one JVM on one SQLite database: requests routed by the registry, streams relayed,
  * usage recorded by the gateway, a model loaded once, a worker that goes away replaced by the other.
  */
-class GatewayWorkersTest {
+class GatewayWorkersTest extends GatewayWorkersFixture {
 
-    private static final String SECRET = "a-shared-secret-for-the-tests";
-    private static final String OPERATOR = "operator-token-for-tests";
-    private static final Actor TEST = new Actor("test", "junit");
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final PoolLimits ROOMY = new PoolLimits(0, 1L << 40, Duration.ofSeconds(20), 2, Duration.ofSeconds(30));
-    private static final java.util.logging.Logger JETTY_LOG = java.util.logging.Logger.getLogger("org.eclipse.jetty");
-
-    static {
-        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
-    }
-
-    private final MutableClock clock = new MutableClock();
-    private final HttpClient http = HttpClient.newHttpClient();
-    private final List<AutoCloseable> open = new ArrayList<>();
-    private final List<FakeOpener> openers = new ArrayList<>();
-    private final List<WorkerDeployment> workers = new ArrayList<>();
-    private Database db;
-    private CloudDeployment gateway;
-    private WorkerDirectory directory;
-    private String key;
-    private String accountId;
 
     @BeforeEach
     void deploy() {
-        db = TestDatabases.open(TestDatabases.SQLITE);
-        open.add(db);
-        var config = new CloudConfig(null, null, OPERATOR, Map.of());
-        for (int i = 0; i < 2; i++) {
-            var opener = new FakeOpener();
-            openers.add(opener);
-            var worker = WorkerDeployment.start("127.0.0.1", 0, ServerOptions.defaults(), db, config, clock,
-                    new CloudDeployment.Catalog(opener, ROOMY, null),
-                    new WorkerDeployment.Registration("w" + i, null, SECRET, Duration.ofMillis(200)));
-            workers.add(worker);
-            open.add(worker);
-        }
-        directory = new WorkerDirectory(new WorkerStore(db), Duration.ofSeconds(2), Duration.ofMillis(100));
-        open.add(directory);
-        var proxy = new WorkerProxy(directory, SECRET, Duration.ofSeconds(10), Duration.ofSeconds(2));
-        open.add(proxy);
-        gateway = CloudDeployment.gateway("127.0.0.1", 0, ServerOptions.defaults(), db, config, clock,
-                new CloudDeployment.Catalog(new FakeOpener(), ROOMY, null), proxy,
-                () -> directory.live().isEmpty() ? "no worker is live" : null);
-        open.add(gateway);
-        var account = gateway.accounts().createAccount("acme", TEST);
-        accountId = account.id();
-        key = gateway.accounts().createKey(account.id(), KeySpec.named("k"), TEST).secret();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        for (AutoCloseable c : open.reversed()) c.close();
+        deploy(null);
     }
 
     private OpenAIClient client(String secret) {

@@ -4,8 +4,11 @@ import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.JsonValue;
 import com.anthropic.core.http.StreamResponse;
+import com.anthropic.errors.BadRequestException;
 import com.anthropic.errors.NotFoundException;
 import com.anthropic.helpers.MessageAccumulator;
+import com.anthropic.models.beta.AnthropicBeta;
+import com.anthropic.models.beta.messages.BetaMessage;
 import com.anthropic.models.messages.ContentBlock;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCountTokensParams;
@@ -109,6 +112,23 @@ class AnthropicJavaSdkTest {
             assertThat(first.thinking().orElseThrow().signature()).isNotEmpty();
             assertThat(message.content().get(1).text().orElseThrow().text()).isEqualTo("Hello there");
         }
+    }
+
+    /**
+     * Under the interleaved-thinking beta, as at Anthropic, {@code budget_tokens} may exceed {@code max_tokens}
+     * (sent by the SDK's beta API in its {@code anthropic-beta} header); without the beta that is a 400.
+     */
+    @Test
+    void aBudgetAboveMaxTokensNeedsTheInterleavedThinkingBeta() {
+        var beta = com.anthropic.models.beta.messages.MessageCreateParams.builder().model(THINKER).maxTokens(1000)
+                .addUserMessage("Hi").enabledThinking(4096)
+                .addBeta(AnthropicBeta.INTERLEAVED_THINKING_2025_05_14).build();
+        BetaMessage reply = client.beta().messages().create(beta);
+        assertThat(reply.content().getFirst().thinking().orElseThrow().thinking()).isEqualTo("The user wants a greeting.");
+        assertThat(reply.content().get(1).text().orElseThrow().text()).isEqualTo("Hello there");
+
+        assertThatThrownBy(() -> client.messages().create(params(THINKER).maxTokens(1000).enabledThinking(4096).build()))
+                .isInstanceOf(BadRequestException.class).hasMessageContaining("budget_tokens");
     }
 
     @Test

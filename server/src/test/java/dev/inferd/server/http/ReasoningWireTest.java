@@ -3,6 +3,8 @@ package dev.inferd.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,10 +40,14 @@ class ReasoningWireTest {
         assertThat(message.get("content").asText()).doesNotContain("think").contains("Hello there");
     }
 
-    @Test
-    void streamedThinkingIsReasoningDeltas() throws Exception {
-        server.model.template(THINKING_TEMPLATE).text("<think>Let me see.</think> Hello there");
-        String body = server.post("/v1/chat/completions", chat(",\"stream\":true")).body();
+    /** Streamed, the thinking comes as reasoning deltas, whether the reply opens the block or the prompt did. */
+    @ParameterizedTest(name = "the prompt opens the block: {0}")
+    @CsvSource(delimiter = '|', value = {
+            "false|<think>Let me see.</think> Hello there",
+            "true|Let me see.</think> Hello there"})
+    void streamedThinkingIsReasoningDeltas(boolean promptOpensTheBlock, String reply) throws Exception {
+        server.oddModel.template(promptOpensTheBlock ? OPENING_TEMPLATE : THINKING_TEMPLATE).text(reply);
+        String body = server.post("/v1/chat/completions", oddChat(",\"stream\":true")).body();
         StringBuilder reasoning = new StringBuilder();
         StringBuilder content = new StringBuilder();
         for (String line : body.split("\n")) {
@@ -53,7 +59,7 @@ class ReasoningWireTest {
             if (delta.has("content") && !delta.get("content").isNull()) content.append(delta.get("content").asText());
         }
         assertThat(reasoning.toString()).isEqualTo("Let me see.");
-        assertThat(content.toString()).doesNotContain("think").contains("Hello there");
+        assertThat(content.toString()).isEqualTo("Hello there");
     }
 
     @Test
@@ -79,23 +85,5 @@ class ReasoningWireTest {
             assertThat(message.get("reasoning_content").asText()).as(extra).isEqualTo("Let me see.");
             assertThat(message.get("content").asText()).as(extra).isEqualTo("Hello there");
         }
-    }
-
-    @Test
-    void aPromptThatOpensThinkingStreamsItAsReasoning() throws Exception {
-        server.oddModel.template(OPENING_TEMPLATE).text("Let me see.</think> Hello there");
-        String body = server.post("/v1/chat/completions", oddChat(",\"stream\":true")).body();
-        StringBuilder reasoning = new StringBuilder();
-        StringBuilder content = new StringBuilder();
-        for (String line : body.split("\n")) {
-            if (!line.startsWith("data: {")) continue;
-            JsonNode choices = TestServer.MAPPER.readTree(line.substring(6)).get("choices");
-            if (choices.isEmpty()) continue;
-            JsonNode delta = choices.get(0).get("delta");
-            if (delta.has("reasoning_content")) reasoning.append(delta.get("reasoning_content").asText());
-            if (delta.has("content") && !delta.get("content").isNull()) content.append(delta.get("content").asText());
-        }
-        assertThat(reasoning.toString()).isEqualTo("Let me see.");
-        assertThat(content.toString()).isEqualTo("Hello there");
     }
 }

@@ -153,4 +153,86 @@ class ThinkingBudgetTest {
         assertThat(run(copy, HMM, 3)).containsExactly(HMM, END_THINK, HMM);
         assertThat(run(c, HMM, 3)).containsExactly(HMM, END_THINK, HMM);
     }
+
+    // A JSON format under a thinking template: the thinking is free, the answer is held to the grammar.
+
+    private static TokenConstraint.Factory anyObject() {
+        return GrammarConstraint.factory(new GrammarCache(4, JsonSchemaCompiler.Options.DEFAULT).anyObject(), VOCABULARY);
+    }
+
+    private static boolean allowed(TokenConstraint c, int token) {
+        float[] logits = new float[EOS + 1];
+        c.mask(logits);
+        return logits[token] != Float.NEGATIVE_INFINITY;
+    }
+
+    @Test
+    void anAnswerFormatHoldsTheAnswerAfterABlockThePromptOpened() {
+        TokenConstraint c = ThinkingBudget.answerFactory(Integer.MAX_VALUE, VOCABULARY, true, anyObject()).forSequence();
+        for (int i = 0; i < 3; i++) {
+            assertThat(allowed(c, HMM)).as("thinking is free").isTrue();
+            c.accept(HMM);
+        }
+        c.accept(END_THINK);
+        assertThat(allowed(c, HMM)).isFalse();
+        assertThat(allowed(c, '{')).as("the answer opens the JSON at once").isTrue();
+        assertThat(allowed(c, '\n')).isFalse();
+    }
+
+    @Test
+    void anAnswerFormatClosesTheBlockInTimeForACompleteAnswer() {
+        var answer = anyObject();
+        int least = answer.tokensToComplete();
+        var factory = ThinkingBudget.answerFactory(Integer.MAX_VALUE, VOCABULARY, true, answer);
+        assertThat(factory.tokensToComplete()).as("the closing tag, then the answer").isEqualTo(least + 1);
+        TokenConstraint c = factory.forSequence();
+        int limit = 10;
+        c.limit(limit);
+        int[] taken = run(c, HMM, limit);
+        int thinking = limit - 1 - least;
+        for (int i = 0; i < thinking; i++) assertThat(taken[i]).isEqualTo(HMM);
+        assertThat(taken[thinking]).isEqualTo(END_THINK);
+        byte[] json = new byte[least];
+        for (int i = 0; i < least; i++) json[i] = (byte) taken[thinking + 1 + i];
+        assertThat(new String(json, StandardCharsets.UTF_8)).isEqualTo("{}");
+    }
+
+    @Test
+    void anAnswerFormatLetsTheOutputOpenABlockOrAnswerAtOnce() {
+        var factory = ThinkingBudget.answerFactory(Integer.MAX_VALUE, VOCABULARY, false, anyObject());
+        TokenConstraint thinks = factory.forSequence();
+        assertThat(allowed(thinks, THINK)).isTrue();
+        assertThat(allowed(thinks, '{')).isTrue();
+        assertThat(allowed(thinks, HMM)).isFalse();
+        thinks.accept(THINK);
+        assertThat(allowed(thinks, HMM)).isTrue();
+        thinks.accept(HMM);
+        thinks.accept(END_THINK);
+        assertThat(allowed(thinks, HMM)).isFalse();
+        assertThat(allowed(thinks, '{')).isTrue();
+
+        TokenConstraint answers = factory.forSequence();
+        answers.accept('{');
+        assertThat(allowed(answers, '}')).isTrue();
+        assertThat(allowed(answers, THINK)).isFalse();
+    }
+
+    @Test
+    void anAnswerFormatWithThinkingOffStartsTheAnswerAtOnce() {
+        TokenConstraint c = ThinkingBudget.answerFactory(0, VOCABULARY, false, anyObject()).forSequence();
+        assertThat(allowed(c, THINK)).isFalse();
+        assertThat(allowed(c, '{')).isTrue();
+        // a block the prompt opened is closed at once
+        TokenConstraint opened = ThinkingBudget.answerFactory(0, VOCABULARY, true, anyObject()).forSequence();
+        assertThat(run(opened, HMM, 2)).containsExactly(END_THINK, '{');
+    }
+
+    @Test
+    void anAnswerFormatCopiedInsideTheBlockGoesOnOnItsOwn() {
+        TokenConstraint c = ThinkingBudget.answerFactory(2, VOCABULARY, true, anyObject()).forSequence();
+        c.accept(HMM);
+        TokenConstraint copy = c.copy();
+        assertThat(run(copy, HMM, 3)).containsExactly(HMM, END_THINK, '{');
+        assertThat(run(c, HMM, 3)).containsExactly(HMM, END_THINK, '{');
+    }
 }
