@@ -408,6 +408,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
                 write(out, (text + "\n").getBytes(StandardCharsets.UTF_8));
                 events++;
             }
+            if (!ended && call.aborted()) throw new ClientGoneException(null); // not the worker's failure
             if (!ended) {
                 hook.cancelled();
                 directory.unreachable(worker);
