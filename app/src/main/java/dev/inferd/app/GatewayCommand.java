@@ -8,6 +8,7 @@ import dev.inferd.server.cloud.workers.WorkerDirectory;
 import dev.inferd.server.cloud.workers.WorkerProxy;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.LoadClaims;
 import dev.inferd.server.store.WorkerStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -62,7 +63,7 @@ public final class GatewayCommand implements Callable<Integer> {
     }
 
     private void serve(Database db, HostedProcess.Settings settings) throws InterruptedException {
-        try (var directory = new WorkerDirectory(new WorkerStore(db), workerTtl, refreshPeriod());
+        try (var directory = new WorkerDirectory(new WorkerStore(db), new LoadClaims(db), workerTtl, refreshPeriod());
              var proxy = new WorkerProxy(directory, settings.workerSecret(), loadWait, connectTimeout)) {
             // the gateway loads no model: its catalog only lists and checks them
             var opener = new CatalogModelOpener(ModelResolver.fromEnvironment(), new ModelLoading(0, 0, 0, 0, 0, null), true,

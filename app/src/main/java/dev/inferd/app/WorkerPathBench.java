@@ -18,6 +18,7 @@ import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.CatalogModel;
 import dev.inferd.server.store.CatalogStore;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.LoadClaims;
 import dev.inferd.server.store.WorkerStore;
 
 import java.net.URI;
@@ -85,7 +86,8 @@ final class WorkerPathBench {
             open.add(worker);
             int[] gatewayPorts = new int[2];
             for (int g = 0; g < 2; g++) {
-                var directory = new WorkerDirectory(new WorkerStore(db), Duration.ofSeconds(5), Duration.ofMillis(500));
+                var directory = new WorkerDirectory(new WorkerStore(db), new LoadClaims(db), Duration.ofSeconds(5),
+                        Duration.ofMillis(500));
                 open.add(directory);
                 var proxy = new WorkerProxy(directory, SECRET, Duration.ofSeconds(60), Duration.ofSeconds(2));
                 open.add(proxy);

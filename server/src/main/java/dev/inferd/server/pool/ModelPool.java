@@ -165,6 +165,11 @@ public final class ModelPool implements AutoCloseable {
                 .map(s -> s.id).toList();
     }
 
+    /** The ids of the models loading now. */
+    public synchronized List<String> loading() {
+        return slots.values().stream().filter(s -> !s.ready() && s.failure == null).map(s -> s.id).sorted().toList();
+    }
+
     /** Whether {@code id} is loading now. */
     public synchronized boolean loading(String id) {
         Slot slot = slots.get(id);

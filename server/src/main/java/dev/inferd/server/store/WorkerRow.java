@@ -7,6 +7,7 @@ import java.util.List;
  *
  * @param address its base URL, e.g. {@code http://10.0.0.5:8001}
  * @param models the models it has loaded
+ * @param loading the models it is loading
  * @param budgetBytes the memory its models may take together
  * @param freeBytes what is left of that budget
  * @param running sequences being decoded, over all its models
@@ -15,9 +16,10 @@ import java.util.List;
  * @param draining it stopped taking new requests (shutting down)
  * @param beats how many times it renewed its row
  */
-public record WorkerRow(String id, String address, List<String> models, long budgetBytes, long freeBytes, int running,
+public record WorkerRow(String id, String address, List<String> models, List<String> loading, long budgetBytes, long freeBytes, int running,
                         int waiting, double kvUse, boolean draining, long beats, long startedAt, long renewedAt) {
     public WorkerRow {
         models = List.copyOf(models);
+        loading = List.copyOf(loading);
     }
 }

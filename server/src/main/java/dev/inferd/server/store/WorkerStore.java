@@ -16,16 +16,17 @@ public final class WorkerStore {
     /** Writes the worker's row, counting one more renewal; creates it on the first call. */
     public void renew(WorkerRow w, long nowMillis) {
         String models = String.join("\n", w.models());
+        String loading = String.join("\n", w.loading());
         db.inTransaction(tx -> {
-            int updated = tx.update("UPDATE workers SET address = ?, models = ?, budget_bytes = ?, free_bytes = ?, running = ?,"
-                            + " waiting = ?, kv_permille = ?, draining = ?, beats = beats + 1, renewed_at = ? WHERE id = ?",
-                    w.address(), models, w.budgetBytes(), w.freeBytes(), w.running(), w.waiting(), permille(w.kvUse()),
-                    w.draining() ? 1 : 0, nowMillis, w.id());
+            int updated = tx.update("UPDATE workers SET address = ?, models = ?, loading = ?, budget_bytes = ?,"
+                            + " free_bytes = ?, running = ?, waiting = ?, kv_permille = ?, draining = ?, beats = beats + 1, renewed_at = ? WHERE id = ?",
+                    w.address(), models, loading, w.budgetBytes(), w.freeBytes(), w.running(), w.waiting(),
+                    permille(w.kvUse()), w.draining() ? 1 : 0, nowMillis, w.id());
             if (updated == 0) {
-                tx.update("INSERT INTO workers (id, address, models, budget_bytes, free_bytes, running, waiting, kv_permille,"
-                                + " draining, beats, started_at, renewed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-                        w.id(), w.address(), models, w.budgetBytes(), w.freeBytes(), w.running(), w.waiting(), permille(w.kvUse()),
-                        w.draining() ? 1 : 0, nowMillis, nowMillis);
+                tx.update("INSERT INTO workers (id, address, models, loading, budget_bytes, free_bytes, running, waiting,"
+                                + " kv_permille, draining, beats, started_at, renewed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                        w.id(), w.address(), models, loading, w.budgetBytes(), w.freeBytes(), w.running(), w.waiting(),
+                        permille(w.kvUse()), w.draining() ? 1 : 0, nowMillis, nowMillis);
             }
             return null;
         });
@@ -51,10 +52,13 @@ public final class WorkerStore {
         return (int) Math.round(Math.clamp(share, 0, 1) * 1000);
     }
 
+    private static List<String> lines(String text) {
+        return text == null || text.isEmpty() ? List.of() : Arrays.asList(text.split("\n"));
+    }
+
     private static WorkerRow row(ResultSet r) throws SQLException {
-        String models = r.getString("models");
-        List<String> ids = models == null || models.isEmpty() ? List.of() : Arrays.asList(models.split("\n"));
-        return new WorkerRow(r.getString("id"), r.getString("address"), ids, r.getLong("budget_bytes"),
+        return new WorkerRow(r.getString("id"), r.getString("address"), lines(r.getString("models")),
+                lines(r.getString("loading")), r.getLong("budget_bytes"),
                 r.getLong("free_bytes"), r.getInt("running"), r.getInt("waiting"), r.getInt("kv_permille") / 1000.0,
                 r.getInt("draining") != 0, r.getLong("beats"), r.getLong("started_at"), r.getLong("renewed_at"));
     }

@@ -10,6 +10,7 @@ import dev.inferd.server.cloud.workers.WorkerProxy;
 import dev.inferd.server.http.ServerOptions;
 import dev.inferd.server.pool.PoolLimits;
 import dev.inferd.server.store.Database;
+import dev.inferd.server.store.LoadClaims;
 import dev.inferd.server.store.TestDatabases;
 import dev.inferd.server.store.WorkerStore;
 import org.junit.jupiter.api.AfterEach;
@@ -63,7 +64,8 @@ abstract class GatewayWorkersFixture {
             workers.add(worker);
             open.add(worker);
         }
-        directory = new WorkerDirectory(new WorkerStore(db), Duration.ofSeconds(2), Duration.ofMillis(100));
+        directory = new WorkerDirectory(new WorkerStore(db), new LoadClaims(db), Duration.ofSeconds(2),
+                Duration.ofMillis(100));
         open.add(directory);
         var proxy = new WorkerProxy(directory, SECRET, Duration.ofSeconds(10), Duration.ofSeconds(2));
         open.add(proxy);

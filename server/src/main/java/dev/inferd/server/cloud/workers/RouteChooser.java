@@ -14,7 +14,8 @@ import java.util.zip.CRC32C;
  *       hashing of the affinity key over them, so a worker joining or leaving moves only its share), unless it
  *       holds {@value #AFFINITY_SLACK} or more requests beyond the least busy; else the least outstanding requests,
  *       then the least KV cache use.</li>
- *   <li>No worker has it: the worker already loading it for an earlier request, so a model is loaded once.</li>
+ *   <li>No worker has it: a worker that reports loading it (the least busy, should there be two), else the worker a
+ *       gateway claimed its load for ({@link WorkerDirectory}), so a model is loaded once.</li>
  *   <li>Else the worker with the most free memory budget loads it.</li>
  * </ol>
  */
@@ -36,7 +37,7 @@ public final class RouteChooser {
     /**
      * @param affinity a conversation's key (a session id, {@code prompt_cache_key}, or a hash of the prompt's
      *                 start), or null
-     * @param loadingOn the worker loading {@code model} for an earlier request, or null
+     * @param loadingOn the worker whose load of {@code model} a gateway claimed, or null
      */
     public static Optional<Choice> choose(String model, String affinity, List<Candidate> live, String loadingOn) {
         List<Candidate> holding = live.stream().filter(c -> c.models().contains(model)).toList();
@@ -51,6 +52,8 @@ public final class RouteChooser {
             }
             return Optional.of(new Choice(least.id(), false));
         }
+        Optional<Candidate> loading = live.stream().filter(c -> c.loading().contains(model)).min(LEAST_BUSY);
+        if (loading.isPresent()) return Optional.of(new Choice(loading.get().id(), true));
         if (loadingOn != null && live.stream().anyMatch(c -> c.id().equals(loadingOn))) {
             return Optional.of(new Choice(loadingOn, true));
         }

@@ -1,5 +1,7 @@
 package dev.inferd.server.cloud.workers;
 
+import dev.inferd.server.store.LoadClaim;
+import dev.inferd.server.store.LoadClaims;
 import dev.inferd.server.store.WorkerRow;
 import dev.inferd.server.store.WorkerStore;
 
@@ -9,13 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
  * A gateway's view of the worker registry: the rows re-read every {@code refresh}, which workers are live, how many
- * requests this gateway has on each, and which worker is loading which model.
+ * requests this gateway has on each, and which worker loads a model no worker had (the claims all gateways share).
  *
  * <p>A worker is live while its renewal count moves: a row whose count has not changed for {@code ttl} (on this
  * gateway's clock, so machines' clocks need not agree) is out, and so is one this gateway could not reach, until
@@ -29,9 +32,17 @@ public final class WorkerDirectory implements AutoCloseable {
     private record Seen(WorkerRow row, long changedNanos) {
     }
 
-    /** A model being loaded on a worker for a request, until the registry shows it or the wait is over. */
+    /**
+     * The worker a load claim names, as this gateway last read it, until the registry shows the model there or it is
+     * read again.
+     */
     private record Loading(String worker, long untilNanos) {
     }
+
+    /** The shortest claim: long enough for the worker's renewals to show the load to every gateway. */
+    static final Duration MIN_CLAIM = Duration.ofSeconds(10);
+    /** How long a claim read from the database is followed before it is read again. */
+    private static final Duration CLAIM_REREAD = Duration.ofSeconds(1);
 
     /** One request's hold on a worker, counted until closed. */
     public final class Lease implements AutoCloseable {
@@ -60,6 +71,7 @@ public final class WorkerDirectory implements AutoCloseable {
     }
 
     private final WorkerStore store;
+    private final LoadClaims claims;
     private final Duration ttl;
     private final LongSupplier nanoTime;
     private final Map<String, Seen> seen = new ConcurrentHashMap<>();
@@ -72,8 +84,9 @@ public final class WorkerDirectory implements AutoCloseable {
     /**
      * @param refresh how often the registry is re-read; null for never (a test calls {@link #refresh()})
      */
-    public WorkerDirectory(WorkerStore store, Duration ttl, Duration refresh, LongSupplier nanoTime) {
+    public WorkerDirectory(WorkerStore store, LoadClaims claims, Duration ttl, Duration refresh, LongSupplier nanoTime) {
         this.store = store;
+        this.claims = claims;
         this.ttl = ttl;
         this.nanoTime = nanoTime;
         refreshQuietly();
@@ -93,8 +106,8 @@ public final class WorkerDirectory implements AutoCloseable {
         }
     }
 
-    public WorkerDirectory(WorkerStore store, Duration ttl, Duration refresh) {
-        this(store, ttl, refresh, System::nanoTime);
+    public WorkerDirectory(WorkerStore store, LoadClaims claims, Duration ttl, Duration refresh) {
+        this(store, claims, ttl, refresh, System::nanoTime);
     }
 
     /** Re-reads the registry now. */
@@ -145,26 +158,71 @@ public final class WorkerDirectory implements AutoCloseable {
 
     /**
      * The worker for a request for {@code model}, leaving out {@code tried} (workers that failed it already); see
-     * {@link RouteChooser}. A choice that loads the model is remembered, so the next requests for it wait on the
-     * same worker.
+     * {@link RouteChooser}. A model no worker has or is loading is loaded where the claim in the database says
+     * ({@link LoadClaims}): the first gateway to claim it picks the worker, every other gateway sends its requests
+     * there, so however many gateways receive its first requests, one worker loads it.
      */
-    public Optional<Target> choose(String model, String affinity, java.util.Set<String> tried, Duration loadWait) {
-        List<WorkerRow> live = live().stream().filter(w -> !tried.contains(w.id())).toList();
-        List<Candidate> candidates = live.stream().map(this::candidate).toList();
-        Loading load = loading.get(model);
-        var choice = RouteChooser.choose(model, affinity, candidates, load == null ? null : load.worker());
+    public Optional<Target> choose(String model, String affinity, Set<String> tried, Duration loadWait) {
+        List<WorkerRow> usable = usable(tried);
+        List<Candidate> candidates = usable.stream().map(this::candidate).toList();
+        Loading known = loading.get(model);
+        String claimed = known != null && nanoTime.getAsLong() - known.untilNanos() < 0 ? known.worker() : null;
+        var choice = RouteChooser.choose(model, affinity, candidates, claimed);
         if (choice.isEmpty()) return Optional.empty();
-        String id = choice.get().worker();
-        if (choice.get().loads()) loading.put(model, new Loading(id, nanoTime.getAsLong() + loadWait.toNanos()));
-        WorkerRow row = live.stream().filter(w -> w.id().equals(id)).findFirst().orElseThrow();
-        return Optional.of(new Target(row, choice.get().loads()));
+        String chosen = choice.get().worker();
+        boolean startsLoad = choice.get().loads() && !chosen.equals(claimed)
+                && candidates.stream().noneMatch(c -> c.id().equals(chosen) && c.loading().contains(model));
+        String worker = chosen;
+        if (startsLoad) {
+            worker = claimLoad(model, chosen, tried, loadWait);
+            usable = usable(tried);
+        }
+        String id = worker;
+        return usable.stream().filter(w -> w.id().equals(id)).findFirst()
+                .map(row -> new Target(row, choice.get().loads()));
+    }
+
+    /**
+     * Claims the load of {@code model} for {@code chosen} unless another gateway's claim is in force; the worker that
+     * loads it. A claim naming a worker this gateway cannot use (out, or failed this request) is taken over.
+     */
+    private String claimLoad(String model, String chosen, Set<String> tried, Duration loadWait) {
+        Duration ttl = loadWait.compareTo(MIN_CLAIM) < 0 ? MIN_CLAIM : loadWait;
+        try {
+            LoadClaim inForce = claims.claim(model, chosen, ttl, null);
+            if (!isUsable(inForce.worker(), tried) && !seen.containsKey(inForce.worker())) {
+                refreshQuietly(); // a worker that joined since this gateway last read the registry
+            }
+            if (!isUsable(inForce.worker(), tried)) inForce = claims.claim(model, chosen, ttl, inForce.token());
+            if (!isUsable(inForce.worker(), tried)) return chosen; // taken over again at this instant: serve anyway
+            remember(model, inForce.worker(),
+                    Duration.ofMillis(Math.min(inForce.remainingMillis(), CLAIM_REREAD.toMillis())));
+            return inForce.worker();
+        } catch (RuntimeException e) {
+            // the database is away for a moment: this gateway's requests for the model at least wait on one worker
+            LOG.log(Level.WARNING, "cannot claim the load of " + model + ": " + e.getMessage());
+            remember(model, chosen, ttl);
+            return chosen;
+        }
+    }
+
+    private void remember(String model, String worker, Duration forHowLong) {
+        loading.put(model, new Loading(worker, nanoTime.getAsLong() + forHowLong.toNanos()));
+    }
+
+    private List<WorkerRow> usable(Set<String> tried) {
+        return live().stream().filter(w -> !tried.contains(w.id())).toList();
+    }
+
+    private boolean isUsable(String worker, Set<String> tried) {
+        return !tried.contains(worker) && live().stream().anyMatch(w -> w.id().equals(worker));
     }
 
     private Candidate candidate(WorkerRow w) {
         AtomicInteger mine = outstanding.get(w.id());
         int local = mine == null ? 0 : mine.get();
-        return new Candidate(w.id(), new java.util.HashSet<>(w.models()), w.freeBytes(),
-                Math.max(local, w.running() + w.waiting()), w.kvUse());
+        return new Candidate(w.id(), new java.util.HashSet<>(w.models()), new java.util.HashSet<>(w.loading()),
+                w.freeBytes(), Math.max(local, w.running() + w.waiting()), w.kvUse());
     }
 
     /** Counts a request on {@code worker} until the lease is closed. */

@@ -10,9 +10,9 @@ import java.time.Clock;
 import java.time.Duration;
 
 /**
- * A worker's row in the registry, renewed every {@code period} with what it has loaded, its free budget and its
- * load; removed when the worker stops. A renewal that fails (the database away for a moment) is logged and tried
- * again at the next period; gateways take the worker out if that lasts.
+ * A worker's row in the registry, renewed every {@code period} with what it has loaded and is loading, its free
+ * budget and its load; removed when the worker stops. A renewal that fails (the database away for a moment) is logged
+ * and tried again at the next period; gateways take the worker out if that lasts.
  */
 public final class WorkerHeartbeat implements AutoCloseable {
 
@@ -59,8 +59,8 @@ public final class WorkerHeartbeat implements AutoCloseable {
             if (s.kvBlocksTotal() > 0) kvUse = Math.max(kvUse, (double) s.kvBlocksUsed() / s.kvBlocksTotal());
         }
         long budget = pool.limits().memoryBudget();
-        return new WorkerRow(id, address, pool.loaded(), budget, Math.max(0, budget - pool.heldBytes()), running, waiting,
-                kvUse, draining, 0, 0, 0);
+        return new WorkerRow(id, address, pool.loaded(), pool.loading(), budget, Math.max(0, budget - pool.heldBytes()),
+                running, waiting, kvUse, draining, 0, 0, 0);
     }
 
     /** Renews now; throws when the database cannot be written. */

@@ -43,6 +43,14 @@ class RouteChooserTest {
     }
 
     @Test
+    void aWorkerThatReportsLoadingTheModelBeatsTheClaimAndTheRoomiest() {
+        var live = List.of(new Candidate("a", Set.of(), Set.of("m"), 1_000, 3, 0),
+                worker("b", Set.of(), 9_000, 0, 0), worker("c", Set.of(), 9_000, 0, 0));
+        assertThat(RouteChooser.choose("m", null, live, "b")).contains(new RouteChooser.Choice("a", true));
+        assertThat(RouteChooser.choose("other", null, live, "b")).contains(new RouteChooser.Choice("b", true));
+    }
+
+    @Test
     void noLiveWorkerNoChoice() {
         assertThat(RouteChooser.choose("m", null, List.of(), null)).isEmpty();
     }
