@@ -45,7 +45,9 @@ final class ModelEvents implements ModelEvent.Listener {
                     "inferd: model %s: %d MB of weights read in place moved into memory in %d ms%n",
                     w.model(), w.bytes() >> 20, w.millis());
             case ModelEvent.WarmedUp w -> out.printf(Locale.ROOT,
-                    "inferd: model %s: kernels compiled by a warm-up in %d ms%n", w.model(), w.millis());
+                    "inferd: model %s: kernels compiled by a warm-up in %d ms (%d rounds of the product kernels in %d ms, "
+                            + "%d forward passes in %d ms)%n",
+                    w.model(), w.millis(), w.kernelRounds(), w.kernelMillis(), w.passes(), w.millis() - w.kernelMillis());
         }
     }
 

@@ -141,8 +141,9 @@ class ScaleOutProcessTest {
     @Order(1)
     void theSdkThroughHaproxyGetsWhatCloudAnswers() throws Exception {
         int cloudPort = freePort();
+        // the load and warm-up of its first model may take longer than the default 10 s on a loaded machine
         Process cloud = start("cloud", "cloud", "--database", url, "--port", Integer.toString(cloudPort), "--threads", "1",
-                "--offline");
+                "--offline", "--load-wait", "60s");
         try {
             awaitReady(cloudPort);
             var params = ChatCompletionCreateParams.builder().model("stories-a").addUserMessage("Once upon a time")

@@ -2,15 +2,21 @@ package dev.inferd.engine.batch;
 
 /**
  * How many draft tokens one sequence proposes next, from how its drafts fared. A draft model's first
- * draft is one token (a cheap probe), prompt lookup's two; a draft taken whole grows the next one by two, a rejected one shrinks it to what
- * was accepted plus one. When the recent yield (tokens kept per draft attempt) falls below
- * {@link #MIN_YIELD}, the sequence stops drafting for a while, each time twice as long, and then probes
- * again with one token: a draft that never agrees costs one failed attempt per pause, and the pauses
- * double, so over a long output the failed attempts become rare.
+ * draft is one token (a cheap probe), prompt lookup's two; a draft taken whole grows the next one by two, a
+ * rejected one shrinks it to what was accepted plus one. When the recent yield (tokens kept per draft
+ * attempt) falls below {@link #MIN_YIELD}, the sequence stops drafting for a while, each time twice as long,
+ * and then probes again with one token.
  *
  * <p>An attempt fails when the target rejects the draft's first token, and also when the draft model ran
  * but was not confident enough to propose anything ({@link Speculation#minProbability}): its pass was
  * spent for nothing either way.
+ *
+ * <p>A draft model gives up for good after {@link #DRAFT_MODEL_FAILED_PROBES} pauses in a row with no
+ * draft token kept between them ({@link #givenUp()}). Its probes cost more than a pass of the draft each:
+ * before a probe, every token generated since the draft last ran goes through the draft model, so pauses,
+ * however long, leave a cost proportional to the tokens generated. Giving up bounds what a draft that
+ * does not agree costs a sequence, whatever its length; its pauses are short (the catch-up is what a pause
+ * adds to its probe). Prompt lookup never gives up: a failed lookup costs only its verification rows.
  *
  * <p>With many sequences decoding together the step is no longer bound by reading the weights but by
  * computing rows, and a draft's extra rows are paid in full: the drafts of all sequences share a budget
@@ -34,34 +40,59 @@ final class DraftLength {
      * and a text that quotes its input leaves the quote and comes back to it.
      */
     private static final double PROMPT_LOOKUP_FIRST_YIELD = 1;
-    static final int FIRST_PAUSE = 16;
+    /**
+     * A draft model's pauses: 4 steps, then 8, 16 ... The probe after a pause catches the draft's cache up
+     * with the pause's tokens, so a short pause costs little more than a long one per probe.
+     */
+    static final int DRAFT_MODEL_FIRST_PAUSE = 4;
+    /** Prompt lookup's pauses: 16 steps, then 32, 64 ... */
+    static final int PROMPT_LOOKUP_FIRST_PAUSE = 16;
     private static final int LONGEST_PAUSE = 256;
+    /**
+     * Failed probes in a row (pauses with no draft token kept between them) after which a draft model stops
+     * drafting for the sequence: three, at steps 0, 5 and 14 of a sequence whose draft never agrees, cost
+     * three passes of the draft and the catch-up of 14 tokens. A draft that agrees three times in four has
+     * its three probes in a row fail one time in 64.
+     */
+    static final int DRAFT_MODEL_FAILED_PROBES = 3;
 
+    private final int firstPause;
+    private final int maxFailedProbes;
     private int length;
     private double yield;
     private int pausedSteps;
-    private int nextPause = FIRST_PAUSE;
+    private int nextPause;
+    /** Pauses started since the last draft token kept. */
+    private int failedProbes;
+    private boolean givenUp;
 
-    /** A draft model's drafts: a probe of one token first, a pause after a failed first attempt. */
+    /**
+     * A draft model's drafts: a probe of one token first, a pause after a failed first attempt, given up after
+     * {@link #DRAFT_MODEL_FAILED_PROBES} failed probes in a row.
+     */
     static DraftLength forDraftModel() {
-        return new DraftLength(1, DRAFT_MODEL_FIRST_YIELD);
+        return new DraftLength(1, DRAFT_MODEL_FIRST_YIELD, DRAFT_MODEL_FIRST_PAUSE, DRAFT_MODEL_FAILED_PROBES);
     }
 
     /**
      * Prompt lookup's: two tokens first (a failed lookup costs only verification rows, and what it finds is
-     * often a run), a pause after two failed attempts in a row.
+     * often a run), a pause after two failed attempts in a row, never given up.
      */
     static DraftLength forPromptLookup() {
-        return new DraftLength(2, PROMPT_LOOKUP_FIRST_YIELD);
+        return new DraftLength(2, PROMPT_LOOKUP_FIRST_YIELD, PROMPT_LOOKUP_FIRST_PAUSE, Integer.MAX_VALUE);
     }
 
-    private DraftLength(int firstLength, double firstYield) {
+    private DraftLength(int firstLength, double firstYield, int firstPause, int maxFailedProbes) {
         this.length = firstLength;
         this.yield = firstYield;
+        this.firstPause = firstPause;
+        this.nextPause = firstPause;
+        this.maxFailedProbes = maxFailedProbes;
     }
 
     /** The draft length for this step (0: decode without a draft), given the sequences decoding now. */
     int next(int maxDraft, int decodingSequences) {
+        if (givenUp) return 0;
         if (pausedSteps > 0) {
             pausedSteps--;
             return 0;
@@ -75,21 +106,31 @@ final class DraftLength {
      * 0: the draft model ran and proposed nothing).
      */
     void observe(int proposed, int accepted, int maxDraft) {
+        if (accepted > 0) failedProbes = 0;
         yield = 0.5 * yield + 0.5 * accepted;
         if (proposed > 0) length = accepted == proposed ? Math.min(maxDraft, length + 2) : Math.max(1, accepted + 1);
         if (yield < MIN_YIELD) {
+            if (++failedProbes >= maxFailedProbes) {
+                givenUp = true;
+                return;
+            }
             pausedSteps = nextPause;
             nextPause = Math.min(LONGEST_PAUSE, nextPause * 2);
             // one more failed attempt after the pause starts the next, longer one; a kept token keeps drafting
             yield = MIN_YIELD + 0.05;
             length = 1;
         } else if (yield >= 1) {
-            nextPause = FIRST_PAUSE;
+            nextPause = firstPause;
         }
     }
 
     /** Whether the sequence drafts nothing for the coming steps. */
     boolean paused() {
-        return pausedSteps > 0;
+        return givenUp || pausedSteps > 0;
+    }
+
+    /** Whether the sequence drafts no more: its draft model failed {@link #DRAFT_MODEL_FAILED_PROBES} probes in a row. */
+    boolean givenUp() {
+        return givenUp;
     }
 }

@@ -103,8 +103,8 @@ public final class Scheduler implements AutoCloseable {
     private final DraftModel draftModel;
 
     private final AtomicLong rejected = new AtomicLong();
-    /** Completed with the warm-up's milliseconds once it is over (run through, stopped early or failed). */
-    private final CompletableFuture<Long> warmedUp = new CompletableFuture<>();
+    /** Completed with what the warm-up ran once it is over (run through, stopped early or failed). */
+    private final CompletableFuture<WarmUp.Report> warmedUp = new CompletableFuture<>();
     private volatile SchedulerStats published;
     private volatile double secondsPerRequest = 1.0;
 
@@ -212,10 +212,10 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * Completes with the warm-up's milliseconds once it is over: from then on a request runs the kernels
+     * Completes with what the warm-up ran once it is over: from then on a request runs the kernels
      * compiled. A request queued earlier stops the warm-up and runs at once, slower.
      */
-    public CompletableFuture<Long> warmedUp() {
+    public CompletableFuture<WarmUp.Report> warmedUp() {
         return warmedUp.copy();
     }
 
@@ -261,14 +261,14 @@ public final class Scheduler implements AutoCloseable {
     // ---- the scheduler thread ----
 
     private void run() {
-        long started = System.nanoTime();
+        WarmUp.Report report = WarmUp.Report.NONE;
         try {
-            WarmUp.run(model, this::requestWaitingOrClosed);
-            if (draftModel != null) WarmUp.run(draftModel.model(), this::requestWaitingOrClosed);
+            report = WarmUp.run(model, this::requestWaitingOrClosed);
+            if (draftModel != null) report = report.plus(WarmUp.run(draftModel.model(), this::requestWaitingOrClosed));
         } catch (RuntimeException e) {
             // the warm-up only speeds up what follows; requests run whether it worked or not
         } finally {
-            warmedUp.complete((System.nanoTime() - started) / 1_000_000);
+            warmedUp.complete(report);
         }
         while (awaitWork()) {
             try {
@@ -398,6 +398,7 @@ public final class Scheduler implements AutoCloseable {
                 if (!s.draftDeclined) continue;
                 s.draftLength.observe(0, 0, maxDraft);
                 draftModel.rollBack(s, s.size());
+                if (s.draftLength.givenUp()) draftModel.forget(s.sequence);
             }
         } else {
             for (SequenceSlot s : drafting) s.draftCount = PromptLookup.propose(s.tokens(), s.size(), s.draftWanted, s.draft);
@@ -454,7 +455,11 @@ public final class Scheduler implements AutoCloseable {
         cache.truncate(slot.sequence, slot.computed);
         cache.commitFullBlocks(slot.sequence, slot.tokens());
         cache.releaseOutsideWindows(slot.sequence);
-        if (draftModel != null) draftModel.rollBack(slot, slot.computed);
+        if (draftModel != null) {
+            draftModel.rollBack(slot, slot.computed);
+            // a draft given up never runs for this sequence again: its positions go back to the draft's pool
+            if (slot.draftLength.givenUp()) draftModel.forget(slot.sequence);
+        }
     }
 
     private void dropCancelled() {

@@ -89,12 +89,34 @@ public final class WarmUp {
     }
 
     /**
-     * Runs the product kernels alone ({@link #kernels}), then the sequences, checking {@code stop} before
-     * every round and pass; returns the forward passes run.
+     * What a warm-up ran: the kernels' rounds, then the forward passes, and the milliseconds each part took (the
+     * log shows them, so that a slow start says which part was slow).
      */
-    public static int run(Model model, BooleanSupplier stop) {
-        kernels(model, stop);
-        return stop.getAsBoolean() ? 0 : sequences(model, stop);
+    public record Report(int kernelRounds, long kernelMillis, int passes, long passMillis) {
+        /** A warm-up that did not run (a request was waiting, or it failed at once). */
+        public static final Report NONE = new Report(0, 0, 0, 0);
+
+        public long millis() {
+            return kernelMillis + passMillis;
+        }
+
+        /** This warm-up's and {@code other}'s together (a draft model's warm-up follows its target's). */
+        public Report plus(Report other) {
+            return new Report(kernelRounds + other.kernelRounds, kernelMillis + other.kernelMillis, passes + other.passes,
+                    passMillis + other.passMillis);
+        }
+    }
+
+    /**
+     * Runs the product kernels alone ({@link #kernels}), then the sequences, checking {@code stop} before
+     * every round and pass.
+     */
+    public static Report run(Model model, BooleanSupplier stop) {
+        long started = System.nanoTime();
+        int rounds = kernels(model, stop);
+        long kernelsDone = System.nanoTime();
+        int passes = stop.getAsBoolean() ? 0 : sequences(model, stop);
+        return new Report(rounds, (kernelsDone - started) / 1_000_000, passes, (System.nanoTime() - kernelsDone) / 1_000_000);
     }
 
     /** The sequences alone, checking {@code stop} before every pass; returns the passes run. */

@@ -255,7 +255,8 @@ public final class LocalTextGenerator implements TextGenerator {
                 (System.nanoTime() - started) / 1_000_000, cache != null ? cache.copyBytes() : 0,
                 cache != null && cache.reused(), cache != null ? cache.file() : null));
         if (options.afterLoad()) generator.afterLoad = AfterLoad.inBackground(cache, gguf, id, listener);
-        generator.scheduler.warmedUp().thenAccept(millis -> listener.on(new ModelEvent.WarmedUp(id, millis)));
+        generator.scheduler.warmedUp().thenAccept(report -> listener.on(new ModelEvent.WarmedUp(id, report.millis(),
+                report.kernelRounds(), report.kernelMillis(), report.passes())));
         return generator;
     }
 

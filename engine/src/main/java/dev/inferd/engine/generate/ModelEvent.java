@@ -47,9 +47,10 @@ public sealed interface ModelEvent {
 
     /**
      * The warm-up is over: the kernels a request runs are compiled (or a request came first and stopped it).
-     * Runs beside the work after the load.
+     * Runs beside the work after the load. {@code millis} in all, of which {@code kernelMillis} for the
+     * product kernels' {@code kernelRounds}, the rest for {@code passes} forward passes.
      */
-    record WarmedUp(String model, long millis) implements ModelEvent {
+    record WarmedUp(String model, long millis, int kernelRounds, long kernelMillis, int passes) implements ModelEvent {
     }
 
     /** Weights that were read in place from the model file now live in memory. */

@@ -41,8 +41,13 @@ class WarmUpTest {
             checks.set(0);
             assertThat(WarmUp.sequences(model, () -> checks.incrementAndGet() > 3)).as("a request came after three passes").isEqualTo(3);
             checks.set(0);
-            assertThat(WarmUp.run(model, () -> checks.incrementAndGet() > 3)).as("a request came during the kernels' rounds").isZero();
-            assertThat(WarmUp.run(model, () -> true)).as("a request was waiting from the start").isZero();
+            assertThat(WarmUp.run(model, () -> checks.incrementAndGet() > 3)).as("a request came during the kernels' rounds")
+                    .satisfies(r -> {
+                        assertThat(r.kernelRounds()).isEqualTo(3);
+                        assertThat(r.passes()).isZero();
+                    });
+            assertThat(WarmUp.run(model, () -> true)).as("a request was waiting from the start")
+                    .extracting(WarmUp.Report::kernelRounds, WarmUp.Report::passes).containsExactly(0, 0);
         }
     }
 

@@ -124,6 +124,19 @@ class SpeculativeDecodingTest {
     }
 
     @Test
+    void aDraftThatNeverAgreesStopsDraftingAfterThreeFailedProbesAndKeepsTheOutput() {
+        for (String prompt : List.of(PROMPTS[1], PROMPTS[4])) {
+            var request = greedy(prompt, 120);
+            SchedulerStats before = disagreeingDraft.stats();
+            assertThat(run(disagreeingDraft, request)).as(prompt).isEqualTo(run(plain, request));
+            SchedulerStats after = disagreeingDraft.stats();
+            if (after.acceptedDraftTokens() > before.acceptedDraftTokens()) continue; // the twin agreed once: it may go on
+            // three probes of one token each (at steps 0, 5 and 14), then the sequence decodes without its draft
+            assertThat(after.draftTokens() - before.draftTokens()).as(prompt).isLessThanOrEqualTo(3);
+        }
+    }
+
+    @Test
     void promptLookupDraftsFromARepeatingPromptAndKeepsTheOutput() {
         var request = greedy(REPEATING, 48);
         long before = lookup.stats().acceptedDraftTokens();

@@ -29,7 +29,10 @@ class WarmUpEventTest {
             assertThat(events).filteredOn(ModelEvent.WarmedUp.class::isInstance).singleElement()
                     .satisfies(e -> {
                         assertThat(e.model()).isEqualTo("warm");
-                        assertThat(((ModelEvent.WarmedUp) e).millis()).isNotNegative();
+                        var w = (ModelEvent.WarmedUp) e;
+                        assertThat(w.millis()).isGreaterThanOrEqualTo(w.kernelMillis()).isNotNegative();
+                        assertThat(w.kernelRounds()).as("the kernels' rounds ran").isPositive();
+                        assertThat(w.passes()).as("then the forward passes").isPositive();
                     });
             g.awaitWarmUp(); // over: returns at once
         }

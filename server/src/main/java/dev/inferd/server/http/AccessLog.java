@@ -8,9 +8,10 @@ import java.lang.System.Logger.Level;
  * One line per request for operators: request id, method, route, status, tokens and duration. Never
  * a body, a header value or a query string, so nothing a client sent in confidence reaches the log.
  * The endpoint that knows the token counts records them on the request's entry, which the router
- * holds in a scoped value for the request's thread.
+ * holds in a scoped value for the request's thread: the generating endpoint under {@code serve}, on a gateway the
+ * proxy that hears the worker's count.
  */
-final class AccessLog {
+public final class AccessLog {
 
     private static final System.Logger LOG = System.getLogger("inferd.access");
 
@@ -19,10 +20,10 @@ final class AccessLog {
 
     /** What is known of one request while it runs. */
     static final class Entry {
-        private volatile Usage usage;
+        private volatile String tokens = "-";
 
-        void usage(Usage usage) {
-            this.usage = usage;
+        void tokens(int prompt, int completion) {
+            this.tokens = prompt + "+" + completion;
         }
     }
 
@@ -31,14 +32,17 @@ final class AccessLog {
 
     /** Records the token counts of the current request, if it is one the router serves. */
     static void usage(Usage usage) {
-        if (CURRENT.isBound()) CURRENT.get().usage(usage);
+        tokens(usage.promptTokens(), usage.completionTokens());
+    }
+
+    /** Records the prompt and completion tokens of the current request, if it is one the router serves. */
+    public static void tokens(int prompt, int completion) {
+        if (CURRENT.isBound()) CURRENT.get().tokens(prompt, completion);
     }
 
     static void write(String requestId, String method, String route, int status, Entry entry, long nanos) {
         if (!LOG.isLoggable(Level.INFO)) return;
-        Usage usage = entry.usage;
-        String tokens = usage == null ? "-" : usage.promptTokens() + "+" + usage.completionTokens();
-        LOG.log(Level.INFO, requestId + " " + method + " " + route + " " + status + " tokens=" + tokens + " "
+        LOG.log(Level.INFO, requestId + " " + method + " " + route + " " + status + " tokens=" + entry.tokens + " "
                 + nanos / 1_000_000 + "ms");
     }
 }

@@ -1,5 +1,6 @@
 package dev.inferd.server.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.inferd.server.anthropic.AnthropicModelList;
 import dev.inferd.server.metrics.ServerMetrics;
 import dev.inferd.server.openai.ApiError;
@@ -173,8 +174,11 @@ final class ApiRouter {
             case TRANSCRIPTIONS, TRANSLATIONS -> {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
-                    upstream.forwardUpload(path, request, TranscriptionsEndpoint.checkUpload(request),
-                            TranscriptionsEndpoint.MAX_UPLOAD_BYTES, response);
+                    String boundary = TranscriptionsEndpoint.checkUpload(request);
+                    try (ClientWatch client = ClientWatch.of(request)) {
+                        upstream.forwardUpload(path, request, boundary, TranscriptionsEndpoint.MAX_UPLOAD_BYTES, response,
+                                client);
+                    }
                     return;
                 }
                 transcriptions.handle(request, response, ClientWatch.of(request), path.equals(TRANSLATIONS));
@@ -182,7 +186,7 @@ final class ApiRouter {
             case "/v1/chat/completions" -> {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
-                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
+                    forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
                     return;
                 }
                 try (ClientWatch client = ClientWatch.of(request)) {
@@ -192,7 +196,7 @@ final class ApiRouter {
             case MESSAGES -> {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
-                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
+                    forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
                     return;
                 }
                 try (ClientWatch client = ClientWatch.of(request)) {
@@ -202,7 +206,7 @@ final class ApiRouter {
             case COUNT_TOKENS -> {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
-                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
+                    forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
                     return;
                 }
                 messages.countTokens(request, response);
@@ -210,7 +214,7 @@ final class ApiRouter {
             case "/v1/completions" -> {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
-                    upstream.forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
+                    forward(path, request, JsonExchange.readBody(request, maxBody), null, response);
                     return;
                 }
                 try (ClientWatch client = ClientWatch.of(request)) {
@@ -221,7 +225,7 @@ final class ApiRouter {
                 allow(method, path, "POST", response);
                 if (upstream != null) {
                     var body = JsonExchange.readBody(request, maxBody);
-                    upstream.forward(path, request, body, responses.conversationKey(request, body), response);
+                    forward(path, request, body, responses.conversationKey(request, body), response);
                     return;
                 }
                 try (ClientWatch client = ClientWatch.of(request)) {
@@ -240,6 +244,14 @@ final class ApiRouter {
                     throw ApiError.unknownUrl(method, path);
                 }
             }
+        }
+    }
+
+    /** A model route handed to the upstream, the client watched meanwhile: its departure stops the work there. */
+    private void forward(String path, ServerRequest request, JsonNode body, String affinity,
+                         ServerResponse response) throws InterruptedException {
+        try (ClientWatch client = ClientWatch.of(request)) {
+            upstream.forward(path, request, body, affinity, response, client);
         }
     }
 

@@ -14,27 +14,28 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Stops a request's generation when its client goes away while the server has nothing to write to it
- * (a non-streamed generation, or a stream waiting for its first token). A write would show a departed
- * client at once; without one, neither the HTTP stack nor the socket API can tell without reading from the
- * connection, which would take bytes that belong to the HTTP stack. So the operating system is asked instead
+ * Stops a request's work (its generation, or on a gateway its request to a worker) when its client goes away
+ * while the server has nothing to write to it (a non-streamed answer, or a stream waiting for its first token).
+ * A write would show a departed client at once; without one, neither the HTTP stack nor the socket API can
+ * tell without reading from the connection, which would take bytes that belong to the HTTP stack. So the operating system is asked instead
  * ({@link LinuxTcpTable}): a connection the client has closed waits in the kernel's table in state
  * CLOSE_WAIT until the server closes its side.
  *
  * <p>One thread of the whole server looks at every watched connection, once per
- * {@link #CHECK_MILLIS} and only while some request is watched, and cancels the generation of a client
+ * {@link #CHECK_MILLIS} and only while some request is watched, and stops the work of a client
  * that left; the request's own thread just reads its generation's events, which then end.
  *
  * <p>A reset (or a connection the kernel dropped) is a departure. A FIN is not enough: a client may
  * half-close its side after a complete request and still read the answer. So on a FIN the watch
  * calls its {@link Probe}, which writes a little of the response: a client that closed for good
  * answers that with a reset, which a later look sees; a half-closed one reads on. A request without
- * a probe takes the FIN for a departure.
+ * a probe takes the FIN for a departure (a gateway's forwarded request: the worker's status is not known
+ * before its answer, so nothing can be sent early).
  *
  * <p>Where that table cannot be read (not Linux), requests are not watched and a non-streamed
  * generation runs to its end.
  */
-final class ClientWatch implements AutoCloseable {
+final class ClientWatch implements ClientDeparture, AutoCloseable {
 
     /** How often the watched connections are looked at. */
     static final long CHECK_MILLIS = 100;
@@ -56,7 +57,7 @@ final class ClientWatch implements AutoCloseable {
 
     private final LinuxTcpTable table;
     private final TcpConnection connection;
-    private volatile Generation generation;
+    private volatile Runnable stop;
     private volatile boolean gone;
     private volatile Probe probe;
     private final AtomicBoolean probing = new AtomicBoolean();
@@ -90,9 +91,14 @@ final class ClientWatch implements AutoCloseable {
 
     /** From now until {@link #close}, the client leaving cancels {@code generation} (replacing an earlier one). */
     void cancelOnDeparture(Generation generation) {
+        onDeparture(generation::cancel);
+    }
+
+    @Override
+    public void onDeparture(Runnable stop) {
         if (connection == null) return;
-        this.generation = generation;
-        if (gone) generation.cancel();
+        this.stop = stop;
+        if (gone) stop.run();
         WATCHER.add(this);
     }
 
@@ -101,8 +107,8 @@ final class ClientWatch implements AutoCloseable {
         this.probe = probe;
     }
 
-    /** True once the watch saw the client leave. */
-    boolean isGone() {
+    @Override
+    public boolean isGone() {
         return gone;
     }
 
@@ -136,8 +142,8 @@ final class ClientWatch implements AutoCloseable {
     }
 
     private void cancelIfGone() {
-        Generation g = generation;
-        if (gone && g != null) g.cancel();
+        Runnable s = stop;
+        if (gone && s != null) s.run();
     }
 
     private void probe(Probe p) {

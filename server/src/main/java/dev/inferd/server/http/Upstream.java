@@ -14,14 +14,15 @@ public interface Upstream {
      *
      * @param affinity the conversation's key when the route knows it better than the body shows (a Responses
      *                 follow-up's conversation), else null
+     * @param client     the client's departure, which stops the work elsewhere
      */
-    void forward(String path, ServerRequest request, JsonNode body, String affinity, ServerResponse response)
-            throws InterruptedException;
+    void forward(String path, ServerRequest request, JsonNode body, String affinity, ServerResponse response,
+                 ClientDeparture client) throws InterruptedException;
 
     /**
      * A {@code multipart/form-data} upload (audio) of at most {@code maxBytes}, sent on to a worker as it arrives
      * once the field that names the model was read.
      */
-    void forwardUpload(String path, ServerRequest request, String boundary, long maxBytes, ServerResponse response)
-            throws InterruptedException;
+    void forwardUpload(String path, ServerRequest request, String boundary, long maxBytes, ServerResponse response,
+                       ClientDeparture client) throws InterruptedException;
 }

@@ -22,6 +22,9 @@ final class EchoModel implements TextGenerator {
     private final String id;
     private final long delayMillis;
     volatile boolean closed;
+    /** How many generations began, and what each one that ended (finished or cancelled) generated. */
+    final java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.BlockingQueue<GenerationResult> ended = new java.util.concurrent.LinkedBlockingQueue<>();
 
     EchoModel(String id) {
         this(id, 0);
@@ -61,7 +64,10 @@ final class EchoModel implements TextGenerator {
         var generation = new Generation();
         Thread.ofVirtual().name("echo-engine").start(() -> {
             try {
-                generation.end(generate(request, generation));
+                started.incrementAndGet();
+                GenerationResult result = generate(request, generation);
+                ended.add(result);
+                generation.end(result);
             } catch (Throwable t) {
                 generation.fail(t);
             }

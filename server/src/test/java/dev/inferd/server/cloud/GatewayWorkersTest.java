@@ -178,6 +178,88 @@ class GatewayWorkersTest extends GatewayWorkersFixture {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** The access log's line of a forwarded request shows the tokens the worker counted, as the worker's own line does. */
+    @Test
+    void theAccessLogOfAForwardedRequestShowsItsTokens() throws Exception {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var access = java.util.logging.Logger.getLogger("inferd.access");
+        var handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getMessage().contains(" POST /v1/chat/completions ")) lines.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        access.addHandler(handler);
+        try {
+            client(key).chat().completions().create(chat("model-01"));
+            try (var stream = client(key).chat().completions().createStreaming(chat("model-01"))) {
+                stream.stream().forEach(chunk -> { });
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (lines.size() < 4 && System.nanoTime() < deadline) Thread.sleep(20);
+        } finally {
+            access.removeHandler(handler);
+        }
+        // a worker's line and the gateway's for each request (one JVM, one logger)
+        assertThat(lines).hasSize(4).allSatisfy(line -> assertThat(line)
+                .matches("req_\\w+ POST /v1/chat/completions 200 tokens=\\d+\\+" + EchoModel.ANSWER_TOKENS + " \\d+ms"));
+    }
+
+    /**
+     * A client that asks for a whole (non-streamed) answer and leaves while the worker computes it: nothing is written
+     * to it until the answer is there, so the gateway's watch of its connection sees it go and closes the request to
+     * the worker, whose generation stops then, not after its 1000 tokens (20 s of the slow model).
+     */
+    @Test
+    void aClientThatLeavesWhileItsWholeAnswerIsComputedStopsTheGenerationOnTheWorker() throws Exception {
+        openers.forEach(o -> o.slow.add("model-08"));
+        byte[] body = "{\"model\":\"model-08\",\"max_tokens\":1000,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
+                .getBytes(StandardCharsets.UTF_8);
+        EchoModel model;
+        try (var socket = new java.net.Socket("127.0.0.1", gateway.port())) {
+            var out = socket.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            model = awaitGenerating("model-08");
+        } // the client leaves
+        long left = System.nanoTime();
+        var ended = model.ended.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(ended).as("the worker's generation ended within 10 s of the client's departure").isNotNull();
+        assertThat(ended.completionTokens()).isLessThan(1000);
+        System.out.printf("the generation stopped %d ms after the client left, at %d tokens%n",
+                (System.nanoTime() - left) / 1_000_000, ended.completionTokens());
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (records().isEmpty() && System.nanoTime() < deadline) Thread.sleep(50);
+        assertThat(records()).singleElement().satisfies(r -> {
+            assertThat(r.status()).isEqualTo(499);
+            assertThat(r.model()).isEqualTo("model-08");
+        });
+    }
+
+    /** The model a worker opened for {@code id}, once one of its generations has begun. */
+    private EchoModel awaitGenerating(String id) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            for (FakeOpener opener : openers) {
+                EchoModel model = opener.opened.get(id);
+                if (model != null && model.started.get() > 0) return model;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError(id + " never began a generation on a worker");
+    }
+
     private HttpResponse<String> post(String body) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/v1/chat/completions"))
                 .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")

@@ -3,9 +3,11 @@ package dev.inferd.server.cloud.ratelimit;
 import dev.inferd.server.openai.ApiError;
 import dev.inferd.server.store.Database;
 import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.jdbc.PrimaryKeyMapper;
+import io.github.bucket4j.distributed.proxy.BucketNotFoundException;
 import io.github.bucket4j.distributed.proxy.ExpiredEntriesCleaner;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Buckets kept where every gateway sees them (Bucket4j's distributed buckets): each request's turn is one
@@ -49,7 +52,7 @@ public final class SharedRateLimiter implements RateLimiter {
     private final Duration period;
     private final AutoCloseable connection;
     private final String backend;
-    private final Map<String, BucketProxy> proxies = new ConcurrentHashMap<>();
+    private final Map<String, StoredBucket> stored = new ConcurrentHashMap<>();
     private final AtomicLong lastCleaned = new AtomicLong(System.nanoTime());
 
     private SharedRateLimiter(ProxyManager<String> buckets, Duration period, AutoCloseable connection, String backend) {
@@ -99,22 +102,63 @@ public final class SharedRateLimiter implements RateLimiter {
     @Override
     public RateDecision tryAcquire(String keyId, int limit) {
         String id = keyId + "/" + limit;
-        BucketProxy bucket = proxies.computeIfAbsent(id, i -> buckets.builder().withOptimization(Optimizations.batching()).build(i,
+        StoredBucket bucket = stored.computeIfAbsent(id, i -> new StoredBucket(buckets, i,
                 () -> BucketConfiguration.builder().addLimit(BucketShape.bandwidth(limit, period)).build()));
-        RuntimeException failed = null;
-        // A take whose transaction failed took nothing, so it is tried once more: under a burst of a new key's
-        // first requests through two processes at once, single takes failed now and then and the next one passed.
-        for (int attempt = 0; attempt < 2; attempt++) {
+        try {
+            RateDecision decision = BucketShape.decision(limit, bucket.take());
+            cleanNowAndThen();
+            return decision;
+        } catch (RuntimeException e) {
+            throw unavailable(e.getMessage());
+        }
+    }
+
+    /**
+     * One bucket as this process takes from it. Bucket4j's batching has a gap: a batch of takes that meets the bucket's
+     * row without a state (a new bucket whose row another process, or this one's first take, has just inserted but
+     * not yet given its first state, or a row the cleaner removed) is answered "bucket not found" as a whole, and
+     * Bucket4j then throws for every take in it instead of creating the bucket as it does for a single take. So the
+     * bucket is created by one take outside the batches (which creates it when missing) before the first batched
+     * one, and again, once for all the takes of the failed batch, when a batch finds it gone.
+     */
+    private static final class StoredBucket {
+
+        private final BucketProxy batched;
+        private final BucketProxy single;
+        /** How many times this process has made sure the bucket exists; 0 before the first time. */
+        private long created;
+
+        StoredBucket(ProxyManager<String> buckets, String id, Supplier<BucketConfiguration> configuration) {
+            this.batched = buckets.builder().withOptimization(Optimizations.batching()).build(id, configuration);
+            this.single = buckets.builder().build(id, configuration);
+        }
+
+        ConsumptionProbe take() {
+            long seen = ensureCreated(0);
             try {
-                RateDecision decision = BucketShape.decision(limit, bucket.tryConsumeAndReturnRemaining(1));
-                cleanNowAndThen();
-                return decision;
+                return batched.tryConsumeAndReturnRemaining(1);
             } catch (RuntimeException e) {
-                if (failed == null) LOG.log(Level.WARNING, "the rate limit store (" + backend + ") failed once: " + e.getMessage());
-                failed = e;
+                if (!notFound(e)) throw e;
+                ensureCreated(seen); // the batch took nothing
+                return batched.tryConsumeAndReturnRemaining(1);
             }
         }
-        throw unavailable(failed.getMessage());
+
+        /** Creates the bucket in the store unless that was done after {@code seen}; the count after. */
+        private synchronized long ensureCreated(long seen) {
+            if (created == seen) {
+                single.getAvailableTokens(); // a single command: Bucket4j creates the bucket when it is missing
+                created++;
+            }
+            return created;
+        }
+
+        private static boolean notFound(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof BucketNotFoundException) return true;
+            }
+            return false;
+        }
     }
 
     private ApiError unavailable(String why) {

@@ -2,6 +2,8 @@ package dev.inferd.server.cloud.workers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inferd.server.http.AccessLog;
+import dev.inferd.server.http.ClientDeparture;
 import dev.inferd.server.http.ClientGoneException;
 import dev.inferd.server.http.RequestHook;
 import dev.inferd.server.http.ServerRequest;
@@ -28,7 +30,11 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The gateway's model routes: each request goes to a worker ({@link WorkerDirectory}, {@link RouteChooser}) and its
@@ -41,8 +47,10 @@ import java.util.concurrent.Executors;
  *       {@code loadWait} is over. An upload whose bytes a worker began to read cannot be sent again: its failure is
  *       the client's 502.</li>
  *   <li>A stream the worker cuts ends with an error event in the route's protocol (status 502, no {@code [DONE]}, no
- *       completed event), so no client takes a cut answer for a whole one; the client's departure closes the
- *       connection to the worker, which cancels the work there.</li>
+ *       completed event), so no client takes a cut answer for a whole one.</li>
+ *   <li>The client's departure closes the connection to the worker, which cancels the work there: seen at once by a
+ *       write to a stream's client, and by the client's watch ({@link ClientDeparture}) while nothing is written (a
+ *       whole answer being computed, a stream before its first event).</li>
  *   <li>Usage: the worker sends what its handler counted ({@link WorkerReport}) at its own barrier, just before its
  *       final bytes; the counts go to the request's {@link RequestHook} (the gateway's meter), and only then does
  *       this response settle ({@link ServerResponse#settle}), committing the usage record before the client can hold
@@ -92,20 +100,20 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
     }
 
     @Override
-    public void forward(String path, ServerRequest request, JsonNode body, String affinity, ServerResponse response)
-            throws InterruptedException {
+    public void forward(String path, ServerRequest request, JsonNode body, String affinity, ServerResponse response,
+                        ClientDeparture client) throws InterruptedException {
         JsonNode modelField = body.get("model");
         String model = modelField != null && modelField.isTextual() ? modelField.asText() : "";
         RequestHook hook = RequestHook.of(request);
         if (!model.isEmpty()) hook.model(model); // a key whose scope excludes the model: 403 before any worker is asked
         byte[] sent = bytes(body);
         String key = Affinity.of(request, body, affinity);
-        exchange(path, request, model, key, new Payload.Whole(sent), response);
+        exchange(path, request, model, key, new Payload.Whole(sent), response, client);
     }
 
     @Override
-    public void forwardUpload(String path, ServerRequest request, String boundary, long maxBytes, ServerResponse response)
-            throws InterruptedException {
+    public void forwardUpload(String path, ServerRequest request, String boundary, long maxBytes, ServerResponse response,
+                              ClientDeparture client) throws InterruptedException {
         var upload = new Upload(request.body(), maxBytes);
         MultipartForm.Head head;
         try {
@@ -123,7 +131,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
         RequestHook.of(request).model(model);
         var payload = new Payload.Streamed(head.bytes(), upload, request.contentLength(), request.header("Content-Type"));
         try {
-            exchange(path, request, model, null, payload, response);
+            exchange(path, request, model, null, payload, response, client);
         } catch (ApiError e) {
             if (upload.tooLarge()) throw ApiError.payloadTooLarge(maxBytes);
             throw e;
@@ -245,7 +253,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
     }
 
     private void exchange(String path, ServerRequest request, String model, String affinity, Payload payload,
-                          ServerResponse response) throws InterruptedException {
+                          ServerResponse response, ClientDeparture client) throws InterruptedException {
         if (payload instanceof Payload.Streamed s) s.rest().headRead();
         RequestHook hook = RequestHook.of(request);
         long deadline = System.nanoTime() + loadWait.toNanos();
@@ -259,10 +267,13 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
             if (!payload.replayable()) throw ApiError.workerFailed(CUT_MESSAGE);
             var worker = target.get().worker();
             try (WorkerDirectory.Lease lease = directory.lease(worker.id())) {
+                var call = new WorkerCall();
+                client.onDeparture(call::abort);
                 HttpResponse<InputStream> answer;
                 try {
-                    answer = http.send(toWorker(worker, path, request, hook, payload), HttpResponse.BodyHandlers.ofInputStream());
+                    answer = call.send(http, toWorker(worker, path, request, hook, payload));
                 } catch (IOException e) {
+                    if (call.aborted()) throw new ClientGoneException(e);
                     if (payload instanceof Payload.Streamed s && (s.rest().clientFailed() || s.rest().tooLarge())) {
                         throw s.rest().tooLarge() ? ApiError.payloadTooLarge(s.rest().limit()) : new ClientGoneException(e);
                     }
@@ -287,13 +298,14 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
                 Optional<WorkerReport> headerReport = WorkerReport.parse(answer.headers().firstValue(WorkerReport.HEADER).orElse(null));
                 boolean eventStream = answer.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream");
                 if (eventStream) {
-                    relayStream(path, answer, headerReport, hook, response, worker);
+                    relayStream(path, answer, headerReport, hook, response, worker, call);
                     return;
                 }
                 byte[] whole;
                 try (InputStream in = answer.body()) {
                     whole = in.readAllBytes();
                 } catch (IOException e) {
+                    if (call.aborted()) throw new ClientGoneException(e);
                     // nothing reached the client: another worker may answer
                     directory.unreachable(worker);
                     failed.add(worker.id());
@@ -343,7 +355,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
     }
 
     private void relayStream(String path, HttpResponse<InputStream> answer, Optional<WorkerReport> headerReport,
-                             RequestHook hook, ServerResponse response, WorkerRow worker) {
+                             RequestHook hook, ServerResponse response, WorkerRow worker, WorkerCall call) {
         response.status(answer.statusCode());
         response.header("Content-Type", "text/event-stream; charset=utf-8");
         response.header("Cache-Control", "no-cache");
@@ -366,6 +378,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
                 try {
                     line = lines.readLine();
                 } catch (IOException e) {
+                    if (call.aborted()) throw new ClientGoneException(e);
                     break; // the worker went away mid-stream
                 }
                 if (line == null) {
@@ -395,6 +408,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
                 write(out, (text + "\n").getBytes(StandardCharsets.UTF_8));
                 events++;
             }
+            if (!ended && call.aborted()) throw new ClientGoneException(null); // not the worker's failure
             if (!ended) {
                 hook.cancelled();
                 directory.unreachable(worker);
@@ -402,6 +416,7 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
             }
         } catch (IOException e) {
             // only the worker's side can fail here (closing its stream): the client gets the cut event
+            if (call.aborted()) throw new ClientGoneException(e);
             if (!ended) {
                 hook.cancelled();
                 write(out, cutEvent(path, ApiError.workerFailed(CUT_MESSAGE), events));
@@ -463,9 +478,67 @@ public final class WorkerProxy implements Upstream, AutoCloseable {
     private static void count(WorkerReport report, RequestHook hook) {
         if (report.promptTokens() > 0 || report.completionTokens() > 0 || report.cachedTokens() > 0) {
             hook.tokens(report.promptTokens(), report.completionTokens(), report.cachedTokens());
+            AccessLog.tokens(report.promptTokens(), report.completionTokens());
         }
         if (report.audioMillis() > 0) hook.audio(report.audioMillis());
         if (report.cancelled()) hook.cancelled();
+    }
+
+    /**
+     * One request to a worker, which the client's departure aborts (on the client watch's thread): the exchange is
+     * cancelled while its answer's head is awaited, the answer's body closed once it is there. Either closes the
+     * connection to the worker, which cancels the work there as it does for any client that leaves.
+     */
+    private static final class WorkerCall {
+        private final AtomicBoolean aborted = new AtomicBoolean();
+        private volatile CompletableFuture<HttpResponse<InputStream>> pending;
+        private volatile InputStream body;
+
+        HttpResponse<InputStream> send(HttpClient http, HttpRequest request) throws IOException, InterruptedException {
+            var answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
+            pending = answer;
+            if (aborted.get()) answer.cancel(true);
+            HttpResponse<InputStream> got;
+            try {
+                got = answer.get();
+            } catch (CancellationException e) {
+                throw new IOException("the client left", e);
+            } catch (InterruptedException e) {
+                answer.cancel(true);
+                throw e;
+            } catch (ExecutionException e) {
+                if (aborted.get()) throw new IOException("the client left", e.getCause());
+                switch (e.getCause()) {
+                    case IOException io -> throw io;
+                    case RuntimeException unchecked -> throw unchecked;
+                    case Error error -> throw error;
+                    default -> throw new IOException(e.getCause());
+                }
+            }
+            body = got.body();
+            if (aborted.get()) closeQuietly(body);
+            return got;
+        }
+
+        void abort() {
+            if (!aborted.compareAndSet(false, true)) return;
+            var answer = pending;
+            if (answer != null) answer.cancel(true);
+            var in = body;
+            if (in != null) closeQuietly(in);
+        }
+
+        boolean aborted() {
+            return aborted.get();
+        }
+
+        private static void closeQuietly(InputStream in) {
+            try {
+                in.close();
+            } catch (IOException e) {
+                // the connection to the worker is dropped either way
+            }
+        }
     }
 
     private static void discard(HttpResponse<InputStream> answer) {
