@@ -23,6 +23,12 @@ import java.util.Arrays;
  * attempt is paid for nothing. A draft as costly as the target (c = 1) never pays; nor, on a machine whose
  * rows cost a fifth of a step or more, does any draft at eight streams. Until T(n) is measured for the number
  * of sequences decoding, the step runs without drafts (and measures it).
+ *
+ * <p>c and r are measured only while drafts run, so a verdict against drafting would stand for good if they
+ * stood still: a slow step (the machine busy with something else) must not turn a good draft off for the
+ * rest of the process. Each observation therefore counts for at most a step's time, and while no draft runs
+ * both drift back to their estimates without drafts ({@link #RELAPSE} a step): after some hundred steps without
+ * drafts the draft model is tried again where those estimates allow it, and measured again.
  */
 final class DraftCost {
     /** The highest break-even at which a draft model drafts. */
@@ -35,12 +41,16 @@ final class DraftCost {
     static final double UNMEASURED_ROW_SHARE = 0.5;
     /** Weight of a new observation in the running averages (a step's time varies with what else the machine runs). */
     private static final double WEIGHT = 0.1;
+    /** How far c and r drift back to their estimates without drafts at each step without drafts. */
+    static final double RELAPSE = 0.02;
+    /** The most a pass of the draft model counts for, in steps of the target. */
+    private static final double MOST_DRAFT_RATIO = 2;
 
     /** Seconds of a step of n decoding sequences and no drafts, by n; NaN until measured. */
     private final double[] plainStep;
-    /** A pass of the draft model over a step of the target, the same rows: the draft's bytes ratio until measured. */
+    /** A pass of the draft model over a step of the target, the same rows: from the draft's bytes ratio on. */
     private double draftRatio;
-    private boolean draftRatioMeasured;
+    private final double draftRatioPrior;
     /** Seconds a verification row adds to a step, measured on steps with drafts; NaN until then. */
     private double rowCost = Double.NaN;
 
@@ -53,6 +63,7 @@ final class DraftCost {
         this.plainStep = new double[maxSequences + 1];
         Arrays.fill(plainStep, Double.NaN);
         this.draftRatio = draftRatioPrior;
+        this.draftRatioPrior = draftRatioPrior;
     }
 
     /**
@@ -64,19 +75,19 @@ final class DraftCost {
         double seconds = nanos / 1e9;
         if (draftRows == 0) {
             plainStep[decodeRows] = average(plainStep[decodeRows], seconds);
+            draftRatio += RELAPSE * (draftRatioPrior - draftRatio);
+            if (!Double.isNaN(rowCost)) rowCost += RELAPSE * (rowCostWithoutDrafts(decodeRows) - rowCost);
             return;
         }
         double plain = plainStep[decodeRows];
         if (Double.isNaN(plain)) return;
-        rowCost = average(rowCost, Math.max(0, seconds - plain) / draftRows);
+        rowCost = average(rowCost, Math.clamp((seconds - plain) / draftRows, 0, plain));
     }
 
     /** A pass of the draft model over {@code rows} drafting sequences, one row each, that took {@code nanos}. */
     void draftPass(int rows, long nanos) {
         if (rows < 1 || rows >= plainStep.length || Double.isNaN(plainStep[rows])) return;
-        double ratio = nanos / 1e9 / plainStep[rows];
-        draftRatio = draftRatioMeasured ? average(draftRatio, ratio) : ratio;
-        draftRatioMeasured = true;
+        draftRatio = average(draftRatio, Math.min(MOST_DRAFT_RATIO, nanos / 1e9 / plainStep[rows]));
     }
 
     /**
@@ -94,9 +105,16 @@ final class DraftCost {
         return breakEven(decoding) < MAX_BREAK_EVEN;
     }
 
-    /** Seconds a verification row adds: measured, else the slope of the steps measured, else {@link #UNMEASURED_ROW_SHARE}. */
+    /** Seconds a verification row adds: measured, else {@link #rowCostWithoutDrafts}. */
     private double rowCost(int decoding) {
-        if (!Double.isNaN(rowCost)) return rowCost;
+        return Double.isNaN(rowCost) ? rowCostWithoutDrafts(decoding) : rowCost;
+    }
+
+    /**
+     * A verification row's cost as steps without drafts tell it: the slope of their times over the numbers of sequences
+     * measured, or, from one number only, nothing with one sequence and {@link #UNMEASURED_ROW_SHARE} with more.
+     */
+    private double rowCostWithoutDrafts(int decoding) {
         int fewest = -1, most = -1;
         for (int n = 1; n < plainStep.length; n++) {
             if (Double.isNaN(plainStep[n])) continue;
