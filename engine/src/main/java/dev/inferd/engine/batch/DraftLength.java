@@ -64,6 +64,7 @@ final class DraftLength {
      * its draft model up instead: the probe's pass and catch-up would cost about what a draft found good after
      * all could still gain.
      */
+    static final double POOR_RECORD = 0.3;
     static final int TOKENS_LEFT_PER_FAILED_PROBE = 32;
 
     private final int firstPause;
@@ -75,6 +76,9 @@ final class DraftLength {
     private int nextPause;
     /** Pauses started since the last draft token kept. */
     private int failedProbes;
+    /** Attempts so far, and those whose first draft token was kept: the sequence's record. */
+    private int attempts;
+    private int firstKept;
     private boolean givenUp;
 
     /**
@@ -113,7 +117,7 @@ final class DraftLength {
             pausedSteps--;
             return 0;
         }
-        if (failedProbes > 0 && (long) tokensLeft < (long) tokensLeftPerFailedProbe * failedProbes) {
+        if (failedProbes > 0 && (long) tokensLeft < (long) tokensLeftPerFailedProbe * failedProbes && poorRecord()) {
             givenUp = true;
             return 0;
         }
@@ -127,10 +131,12 @@ final class DraftLength {
      */
     void observe(int proposed, int accepted, int maxDraft) {
         if (accepted > 0) failedProbes = 0;
+        attempts++;
+        if (accepted > 0) firstKept++;
         yield = 0.5 * yield + 0.5 * accepted;
         if (proposed > 0) length = accepted == proposed ? Math.min(maxDraft, length + 2) : Math.max(1, accepted + 1);
         if (yield < MIN_YIELD) {
-            if (++failedProbes >= maxFailedProbes) {
+            if (++failedProbes >= maxFailedProbes && poorRecord()) {
                 givenUp = true;
                 return;
             }
@@ -142,6 +148,16 @@ final class DraftLength {
         } else if (yield >= 1) {
             nextPause = firstPause;
         }
+    }
+
+    /**
+     * Whether fewer than {@link #POOR_RECORD} of the sequence's attempts kept their first draft token: only then do failed
+     * probes give the draft model up. A good draft fails a few probes in a row now and then (a draft kept 0.6 of the
+     * time, three one time in 16), and over a long answer it pauses often enough for such a run to come; its record
+     * keeps it. A draft that never agrees has none.
+     */
+    private boolean poorRecord() {
+        return firstKept < POOR_RECORD * attempts;
     }
 
     /** Whether the sequence drafts nothing for the coming steps. */
