@@ -12,8 +12,9 @@ package dev.inferd.engine.batch;
  * spent for nothing either way.
  *
  * <p>A draft model gives up for good ({@link #givenUp()}) after {@link #DRAFT_MODEL_FAILED_PROBES} pauses in a
- * row with no draft token kept between them, or sooner where few tokens are left: a probe after failed ones
- * needs {@link #TOKENS_LEFT_PER_FAILED_PROBE} tokens left for each. A probe costs more than a pass of the draft:
+ * row with no draft token kept between them, or sooner where few tokens are left (a probe after failed ones
+ * needs {@link #TOKENS_LEFT_PER_FAILED_PROBE} tokens left for each), if fewer than {@link #POOR_RECORD} of its
+ * attempts kept their first token: a good draft only pauses. A probe costs more than a pass of the draft:
  * before it, every token generated since the draft last ran goes through the draft model, so pauses, however
  * long, leave a cost proportional to the tokens generated; and what a draft that turned out good could gain
  * shrinks with the tokens left. Giving up bounds what a draft that does not agree costs a sequence, whatever its
@@ -54,8 +55,7 @@ final class DraftLength {
     /**
      * Failed probes in a row (pauses with no draft token kept between them) after which a draft model stops
      * drafting for the sequence: three, at steps 0, 5 and 14 of a sequence whose draft never agrees, cost
-     * three passes of the draft and the catch-up of 14 tokens. A draft that agrees three times in four has
-     * its three probes in a row fail one time in 64.
+     * three passes of the draft and the catch-up of 14 tokens.
      */
     static final int DRAFT_MODEL_FAILED_PROBES = 3;
     /**
@@ -64,6 +64,7 @@ final class DraftLength {
      * its draft model up instead: the probe's pass and catch-up would cost about what a draft found good after
      * all could still gain.
      */
+    /** The share of attempts keeping their first token below which failed probes give a draft model up. */
     static final double POOR_RECORD = 0.3;
     static final int TOKENS_LEFT_PER_FAILED_PROBE = 32;
 
