@@ -108,6 +108,11 @@ public final class BenchCommand implements Callable<Integer> {
                     + "as serve's drafts do (0: never; default: ${DEFAULT-VALUE})")
     float draftMinProbability;
 
+    @Option(names = "--draft-always",
+            description = "with --draft: draft at every step the acceptance allows, even where the measured costs say drafts "
+                    + "cannot pay (serve's drafts stop there): what verification gives and costs with a draft as large as the target")
+    boolean draftAlways;
+
     @Option(names = "--prompt-lookup", description = "measure prompt lookup speculation (no draft model) the same way as --draft")
     boolean promptLookup;
 
@@ -298,7 +303,7 @@ public final class BenchCommand implements Callable<Integer> {
         int parallel = streams.stream().mapToInt(Integer::intValue).max().orElse(1);
         var options = new dev.inferd.engine.generate.LocalTextGenerator.Options(null, null, 2048).withParallel(parallel)
                 .withThreads(threadCount).withCopyCache(copiesDir).withDraft(draftFile).withPromptLookup(draftFile == null)
-                .withDraftMinProbability(draftMinProbability);
+                .withDraftMinProbability(draftMinProbability).withDraftAlways(draftAlways);
         CpuInfo cpu = CpuInfo.detect();
         try (var generator = dev.inferd.engine.generate.LocalTextGenerator.open(target, options)) {
             String what = draftFile != null ? "target " + target.getFileName() + ", draft " + draftFile.getFileName()

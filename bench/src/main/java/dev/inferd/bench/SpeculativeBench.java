@@ -24,7 +24,9 @@ import java.util.concurrent.CompletableFuture;
  * Speculative decoding measured through the scheduler: the same generator with drafting on and off in
  * alternating rounds (so that both see the same hour of a shared machine), greedy, a fixed number of
  * tokens per stream (end of generation banned), for each number of concurrent streams: tokens/s both
- * ways, the speed-up, the share of draft tokens the target kept and the tokens gained per step. Also
+ * ways, the speed-up, the share of draft tokens the target kept and the tokens each stream gains a step
+ * (the steps plain decoding took over those speculative decoding took: a step in which not every stream
+ * decodes yet, as when the streams' requests arrive a step apart, counts the same in both). Also
  * the cost of verification: one forward pass of r rows of one sequence against a pass of one row.
  */
 public final class SpeculativeBench {
@@ -62,7 +64,7 @@ public final class SpeculativeBench {
             double[] plain = new double[rounds];
             double[] spec = new double[rounds];
             double[] ratio = new double[rounds];
-            long drafted = 0, accepted = 0, steps = 0, generated = 0;
+            long drafted = 0, accepted = 0, steps = 0, plainSteps = 0;
             for (int r = 0; r < rounds; r++) {
                 // alternate which goes first, so that a drift of the machine's speed favours neither
                 boolean specFirst = r % 2 == 1;
@@ -79,12 +81,12 @@ public final class SpeculativeBench {
                 drafted += b.drafted();
                 accepted += b.accepted();
                 steps += b.steps();
-                generated += b.generated();
+                plainSteps += a.steps();
             }
             generator.setSpeculating(true);
             out.printf(Locale.ROOT, "| %d | %.2f | %.2f | %.2fx | %s | %.2f |%n", streams, median(plain), median(spec), median(ratio),
                     drafted == 0 ? "no drafts" : String.format(Locale.ROOT, "%.2f (%d of %d)", (double) accepted / drafted, accepted, drafted),
-                    steps == 0 ? 0.0 : (double) generated / steps / streams);
+                    steps == 0 ? 0.0 : (double) plainSteps / steps);
         }
     }
 

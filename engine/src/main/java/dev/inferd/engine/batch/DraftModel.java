@@ -28,10 +28,14 @@ final class DraftModel {
     private final List<Integer> rows = new ArrayList<>();
 
     private final float minProbability;
+    /** Hears of the passes that hold one row per drafting sequence: what a pass of the draft costs. */
+    private final DraftCost cost;
 
-    DraftModel(Model model, Scheduler.Config config, int contextLength, int targetVocab, int maxDraft, float minProbability) {
+    DraftModel(Model model, Scheduler.Config config, int contextLength, int targetVocab, int maxDraft, float minProbability,
+               DraftCost cost) {
         this.model = model;
         this.minProbability = minProbability;
+        this.cost = cost;
         int sequences = config.sequences();
         // the target's positions, and room for every sequence's draft beyond them
         int blocks = config.blocks() + sequences * (Math.ceilDiv(maxDraft, config.blockSize()) + 1);
@@ -93,7 +97,7 @@ final class DraftModel {
             }
         }
         if (batch.isEmpty()) return;
-        Logits logits = model.forward(batch, cache);
+        Logits logits = timedForward(round.size());
         List<SequenceSlot> drafting = new ArrayList<>();
         for (int i = 0; i < round.size(); i++) {
             SequenceSlot s = round.get(i);
@@ -110,13 +114,22 @@ final class DraftModel {
                 next.add(s);
             }
             if (next.isEmpty()) break;
-            logits = model.forward(batch, cache);
+            logits = timedForward(next.size());
             drafting.clear();
             for (int i = 0; i < next.size(); i++) {
                 if (take(next.get(i), logits, i)) drafting.add(next.get(i));
             }
         }
         for (SequenceSlot s : round) s.owner.request.endDraft(s.choice);
+    }
+
+    /** The batch through the draft model; a pass of {@code sequences} rows, one a sequence, is timed for {@link #cost}. */
+    private Logits timedForward(int sequences) {
+        boolean oneRowEach = batch.size() == sequences;
+        long start = System.nanoTime();
+        Logits logits = model.forward(batch, cache);
+        if (oneRowEach) cost.draftPass(sequences, System.nanoTime() - start);
+        return logits;
     }
 
     private boolean inDraftVocabulary(int[] tokens, int from, int to) {

@@ -42,7 +42,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * ({@link ScheduledRequest#verify}) until one differs from the draft: those tokens are kept, the
  * cache positions of the rest are cut off ({@link KVCache#truncate}) before any block of them reaches
  * the prefix cache. A row's logits are what a step of that one token would have given (batch
- * invariance), so greedy output is the same token for token with or without drafts.
+ * invariance), so greedy output is the same token for token with or without drafts. A draft model drafts
+ * only at steps where its drafts can pay, which the scheduler judges from the times of its own steps and of
+ * the draft model's passes ({@link DraftCost}); how long each sequence's drafts are follows their acceptance
+ * ({@link DraftLength}).
  */
 public final class Scheduler implements AutoCloseable {
 
@@ -101,6 +104,8 @@ public final class Scheduler implements AutoCloseable {
     private volatile boolean speculating = true;
     /** The draft model's runner, or null. */
     private final DraftModel draftModel;
+    /** What steps and the draft model's passes cost: whether a draft model's drafts can pay (null without one). */
+    private final DraftCost draftCost;
 
     private final AtomicLong rejected = new AtomicLong();
     /** Completed with what the warm-up ran once it is over (run through, stopped early or failed). */
@@ -140,9 +145,10 @@ public final class Scheduler implements AutoCloseable {
         int maxWrite = config.stepTokens() + speculation.maxDraft();
         this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), maxWrite,
                 config.parallel());
+        this.draftCost = speculation.draft() == null ? null : new DraftCost(config.sequences(), speculation.draftCost());
         this.draftModel = speculation.draft() == null ? null
                 : new DraftModel(speculation.draft(), config, contextLength, model.config().vocabSize(), speculation.maxDraft(),
-                        speculation.minProbability());
+                        speculation.minProbability(), draftCost);
         this.batch = new Batch(batchSize);
         for (int s = 0; s < config.sequences(); s++) freeSequences.add(s);
         publish();
@@ -328,7 +334,9 @@ public final class Scheduler implements AutoCloseable {
         Logits logits;
         try {
             buildBatch();
+            long start = System.nanoTime();
             logits = model.forward(batch, cache);
+            if (draftCost != null) timeStep(System.nanoTime() - start);
         } catch (RuntimeException | Error e) {
             for (Item item : plan) if (running.contains(item.slot().owner)) fail(item.slot().owner, e);
             return;
@@ -363,6 +371,19 @@ public final class Scheduler implements AutoCloseable {
         for (RequestState r : List.copyOf(running)) if (r.allDone()) finish(r, null);
     }
 
+    /** Tells {@link #draftCost} what the step just run took, if it held decoding sequences (and their drafts) only. */
+    private void timeStep(long nanos) {
+        int decodeRows = 0;
+        int draftRows = 0;
+        for (Item item : plan) {
+            boolean decoding = item.count() - item.drafts() == 1 && item.from() == item.slot().size() - 1;
+            if (!decoding) return; // prompt positions (or recomputed ones) cost something else
+            decodeRows++;
+            draftRows += item.drafts();
+        }
+        draftCost.targetStep(decodeRows, draftRows, nanos);
+    }
+
     /**
      * The sequences that decode this step with a draft, each with {@code draft[0..draftCount)} filled:
      * the draft length follows the sequence's acceptance and the number of decoding sequences.
@@ -375,6 +396,11 @@ public final class Scheduler implements AutoCloseable {
             for (SequenceSlot s : r.slots) if (s.state == SequenceSlot.State.ACTIVE && s.pending() == 1) decoding.add(s);
         }
         List<SequenceSlot> drafting = new ArrayList<>();
+        // a draft model drafts only where it can pay at this many sequences: otherwise the step decodes without drafts
+        if (draftModel != null && !speculation.draftAlways() && !draftCost.pays(decoding.size())) {
+            for (SequenceSlot s : decoding) s.draftCount = 0;
+            return drafting;
+        }
         int maxDraft = speculation.maxDraft();
         for (SequenceSlot s : decoding) {
             s.draftCount = 0;
@@ -382,7 +408,10 @@ public final class Scheduler implements AutoCloseable {
                 s.draftLength = draftModel != null ? DraftLength.forDraftModel() : DraftLength.forPromptLookup();
                 s.draft = new int[maxDraft];
             }
-            int k = s.draftLength.next(maxDraft, decoding.size());
+            boolean givenUp = s.draftLength.givenUp();
+            int k = s.draftLength.next(maxDraft, decoding.size(), s.owner.request.tokensLeft(s.choice));
+            // too few tokens left for another probe: the draft's positions go back to its pool
+            if (!givenUp && s.draftLength.givenUp() && draftModel != null) draftModel.forget(s.sequence);
             // the pending token and k drafts give up to k + 1 tokens, at positions size-1 .. size-1+k
             k = Math.min(k, s.owner.request.tokensLeft(s.choice) - 1);
             k = Math.min(k, cache.contextLength() - s.size());

@@ -65,10 +65,12 @@ public final class LocalTextGenerator implements TextGenerator {
      *              (speculative decoding), or null
      * @param promptLookup whether sequences draft by prompt lookup where there is no draft model
      * @param draftMinProbability the draft model's least probability for a token it drafts ({@link Speculation#minProbability})
+     * @param draftAlways whether the draft model drafts even where its drafts cannot pay ({@link Speculation#draftAlways}):
+     *                    to measure verification, and for tests of it
      */
     public record Options(String id, String ownedBy, int contextLength, int parallel, long kvMemory, int maxQueued,
                           int stepTokens, Path copyCache, int maxChoices, int threads, boolean afterLoad,
-                          Path draft, boolean promptLookup, float draftMinProbability) {
+                          Path draft, boolean promptLookup, float draftMinProbability, boolean draftAlways) {
         public static final Options DEFAULTS = new Options(null, null, 0);
 
         public Options {
@@ -79,51 +81,55 @@ public final class LocalTextGenerator implements TextGenerator {
         }
 
         public Options(String id, String ownedBy, int contextLength) {
-            this(id, ownedBy, contextLength, 0, 0, 0, 0, null, 0, 0, false, null, true, Speculation.DEFAULT_MIN_PROBABILITY);
+            this(id, ownedBy, contextLength, 0, 0, 0, 0, null, 0, 0, false, null, true, Speculation.DEFAULT_MIN_PROBABILITY, false);
         }
 
         public Options withParallel(int parallel) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withKvMemory(long kvMemory) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withMaxQueued(int maxQueued) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withStepTokens(int stepTokens) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withCopyCache(Path copyCache) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withMaxChoices(int maxChoices) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withThreads(int threads) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withAfterLoad(boolean afterLoad) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withDraft(Path draft) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withDraftMinProbability(float draftMinProbability) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
+        }
+
+        public Options withDraftAlways(boolean draftAlways) {
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
 
         public Options withPromptLookup(boolean promptLookup) {
-            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability);
+            return new Options(id, ownedBy, contextLength, parallel, kvMemory, maxQueued, stepTokens, copyCache, maxChoices, threads, afterLoad, draft, promptLookup, draftMinProbability, draftAlways);
         }
     }
 
@@ -160,7 +166,8 @@ public final class LocalTextGenerator implements TextGenerator {
             draftModel = Model.load(draftGguf, Scheduler.draftBatch(schedule), draftCopies != null ? draftCopies : CopyStore.inMemory());
         }
         Speculation speculation = draftModel != null
-                ? new Speculation(draftModel, false, Speculation.DEFAULT_MAX_DRAFT, options.draftMinProbability())
+                ? new Speculation(draftModel, false, Speculation.DEFAULT_MAX_DRAFT, options.draftMinProbability(),
+                        (double) Files.size(draftGguf.path()) / Files.size(gguf.path()), options.draftAlways())
                 : options.promptLookup() ? Speculation.PROMPT_LOOKUP : Speculation.NONE;
         this.copyCache = options.copyCache() != null ? CopyCacheFile.open(options.copyCache(), gguf, WeightMatrices.COPIES) : null;
         this.model = Model.load(gguf, speculation.targetBatch(schedule), copyCache != null ? copyCache : CopyStore.inMemory());

@@ -43,6 +43,8 @@ class SpeculativeDecodingTest {
     private static LocalTextGenerator lookup;
     /** The file as its own draft, drafting only tokens it is sure enough of (the default). */
     private static LocalTextGenerator confidentSelfDraft;
+    /** The file as its own draft where drafts must pay, as serve runs it: a draft as costly as the model never drafts. */
+    private static LocalTextGenerator costAwareSelfDraft;
 
     @BeforeAll
     static void open() throws Exception {
@@ -50,16 +52,19 @@ class SpeculativeDecodingTest {
         Path twin = DraftTwins.disagreeing(model, dir.resolve("rolled.gguf"));
         var options = LocalTextGenerator.Options.DEFAULTS;
         plain = LocalTextGenerator.open(model, options.withPromptLookup(false));
-        // drafts of every confidence: these two check what verification does with any draft
-        selfDraft = LocalTextGenerator.open(model, options.withDraft(model).withDraftMinProbability(0f));
-        disagreeingDraft = LocalTextGenerator.open(model, options.withDraft(twin).withDraftMinProbability(0f));
-        confidentSelfDraft = LocalTextGenerator.open(model, options.withDraft(model));
+        // drafts of every confidence, whatever they cost: these two check what verification does with any draft
+        selfDraft = LocalTextGenerator.open(model, options.withDraft(model).withDraftMinProbability(0f).withDraftAlways(true));
+        disagreeingDraft = LocalTextGenerator.open(model, options.withDraft(twin).withDraftMinProbability(0f).withDraftAlways(true));
+        confidentSelfDraft = LocalTextGenerator.open(model, options.withDraft(model).withDraftAlways(true));
+        costAwareSelfDraft = LocalTextGenerator.open(model, options.withDraft(model).withDraftMinProbability(0f));
         lookup = LocalTextGenerator.open(model, options);
     }
 
     @AfterAll
     static void close() {
-        for (var g : new LocalTextGenerator[] {plain, selfDraft, disagreeingDraft, lookup, confidentSelfDraft}) if (g != null) g.close();
+        for (var g : new LocalTextGenerator[] {plain, selfDraft, disagreeingDraft, lookup, confidentSelfDraft, costAwareSelfDraft}) {
+            if (g != null) g.close();
+        }
     }
 
     /** What a client sees of a run, per choice: token ids, text, finish reason, log-probabilities (with alternatives). */
@@ -134,6 +139,30 @@ class SpeculativeDecodingTest {
             // three probes of one token each (at steps 0, 5 and 14), then the sequence decodes without its draft
             assertThat(after.draftTokens() - before.draftTokens()).as(prompt).isLessThanOrEqualTo(3);
         }
+    }
+
+    @Test
+    void aShortAnswerGivesADraftThatNeverAgreesUpAfterItsFirstProbe() {
+        for (String prompt : List.of(PROMPTS[2], PROMPTS[5])) {
+            var request = greedy(prompt, 30);
+            SchedulerStats before = disagreeingDraft.stats();
+            assertThat(run(disagreeingDraft, request)).as(prompt).isEqualTo(run(plain, request));
+            SchedulerStats after = disagreeingDraft.stats();
+            if (after.acceptedDraftTokens() > before.acceptedDraftTokens()) continue;
+            // 25 tokens left at step 5: fewer than a second probe needs
+            assertThat(after.draftTokens() - before.draftTokens()).as(prompt).isLessThanOrEqualTo(1);
+        }
+    }
+
+    @Test
+    void aDraftAsCostlyAsTheModelDoesNotDraftWhereDraftsMustPay() {
+        long before = costAwareSelfDraft.stats().draftTokens();
+        for (String prompt : List.of(PROMPTS[0], PROMPTS[3])) {
+            var request = greedy(prompt, 40);
+            assertThat(run(costAwareSelfDraft, request)).as(prompt).isEqualTo(run(plain, request));
+        }
+        // its weights' bytes are the model's: a pass of it costs a step, more than any kept token gains
+        assertThat(costAwareSelfDraft.stats().draftTokens() - before).isZero();
     }
 
     @Test

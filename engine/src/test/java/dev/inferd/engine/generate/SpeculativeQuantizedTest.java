@@ -39,7 +39,7 @@ class SpeculativeQuantizedTest {
         Path file = SyntheticModel.write(SHAPE, WeightFormat.named("Q4_0"), 3, dir.resolve("small-q4_0.gguf"));
         var options = LocalTextGenerator.Options.DEFAULTS.withStepTokens(64);
         plain = LocalTextGenerator.open(file, options.withPromptLookup(false));
-        selfDraft = LocalTextGenerator.open(file, options.withDraft(file).withDraftMinProbability(0f));
+        selfDraft = LocalTextGenerator.open(file, options.withDraft(file).withDraftMinProbability(0f).withDraftAlways(true));
         lookup = LocalTextGenerator.open(file, options);
     }
 
