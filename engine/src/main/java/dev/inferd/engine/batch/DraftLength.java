@@ -58,14 +58,14 @@ final class DraftLength {
      * three passes of the draft and the catch-up of 14 tokens.
      */
     static final int DRAFT_MODEL_FAILED_PROBES = 3;
+    /** The share of attempts keeping their first token below which failed probes give a draft model up. */
+    static final double POOR_RECORD = 0.3;
     /**
      * Tokens left that a draft model's probe after failed ones needs, per failed probe so far: the second probe
      * (step 5 of a draft that never agrees) needs 32 tokens left, the third (step 14) 64. A shorter answer gives
      * its draft model up instead: the probe's pass and catch-up would cost about what a draft found good after
      * all could still gain.
      */
-    /** The share of attempts keeping their first token below which failed probes give a draft model up. */
-    static final double POOR_RECORD = 0.3;
     static final int TOKENS_LEFT_PER_FAILED_PROBE = 32;
 
     private final int firstPause;
