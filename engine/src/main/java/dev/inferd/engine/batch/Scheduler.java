@@ -145,7 +145,7 @@ public final class Scheduler implements AutoCloseable {
         int maxWrite = config.stepTokens() + speculation.maxDraft();
         this.cache = model.newKVCache(config.sequences(), contextLength, config.blockSize(), config.blocks(), maxWrite,
                 config.parallel());
-        this.draftCost = speculation.draft() == null ? null : new DraftCost(config.sequences(), speculation.draftCost());
+        this.draftCost = speculation.draft() == null ? null : new DraftCost(config.sequences(), speculation.draftRatio());
         this.draftModel = speculation.draft() == null ? null
                 : new DraftModel(speculation.draft(), config, contextLength, model.config().vocabSize(), speculation.maxDraft(),
                         speculation.minProbability(), draftCost);

@@ -15,12 +15,12 @@ import dev.inferd.engine.model.Model;
  * @param minProbability a draft model's draft ends at a token the draft model gives less than this
  *                       probability (0: never): such a token is likely rejected, and its verification row and
  *                       the next draft pass would be spent for nothing
- * @param draftCost what a pass of the draft model is taken to cost against a step of the target until the
- *                  scheduler has measured it: the ratio of their weights' bytes ({@link DraftCost})
+ * @param draftRatio what a pass of the draft model is taken to cost against a step of the target until the
+ *                   scheduler has measured it: the ratio of their weights' bytes ({@link DraftCost})
  * @param draftAlways whether the draft model drafts whatever its drafts cost ({@link DraftCost} is not asked):
  *                    to measure verification with a draft that cannot pay, and for tests
  */
-public record Speculation(Model draft, boolean promptLookup, int maxDraft, float minProbability, double draftCost,
+public record Speculation(Model draft, boolean promptLookup, int maxDraft, float minProbability, double draftRatio,
                           boolean draftAlways) {
     /** Draft tokens per step at most. */
     public static final int DEFAULT_MAX_DRAFT = 8;
@@ -38,15 +38,7 @@ public record Speculation(Model draft, boolean promptLookup, int maxDraft, float
         if (maxDraft < 0) throw new IllegalArgumentException("maxDraft must not be negative");
         if ((draft != null || promptLookup) && maxDraft == 0) throw new IllegalArgumentException("speculation needs maxDraft > 0");
         if (!(minProbability >= 0f && minProbability < 1f)) throw new IllegalArgumentException("minProbability must be in [0, 1)");
-        if (!(draftCost >= 0)) throw new IllegalArgumentException("draftCost must not be negative");
-    }
-
-    /**
-     * A draft model proposing up to {@link #DEFAULT_MAX_DRAFT} tokens, each of {@link #DEFAULT_MIN_PROBABILITY} or more,
-     * where its drafts can pay; {@code draftCost} as the record's.
-     */
-    public static Speculation withDraft(Model draft, double draftCost) {
-        return new Speculation(draft, false, DEFAULT_MAX_DRAFT, DEFAULT_MIN_PROBABILITY, draftCost, false);
+        if (!(draftRatio >= 0)) throw new IllegalArgumentException("draftRatio must not be negative");
     }
 
     public boolean enabled() {
