@@ -44,6 +44,17 @@ import java.util.Arrays;
 public final class TiledProduct implements WorkerPool.Task {
     private static final VectorSpecies<Float> F = MappedMatrix.F;
     private static final int LANES = F.length();
+    /**
+     * The species' own vector class, a constant: the kernels take each vector they load, and each accumulator that
+     * leaves their loop, through {@code VECTOR_CLASS.cast}. Otherwise C2 may type them as plain {@code FloatVector},
+     * and the calls inside {@code fma} and {@code intoArray} then dispatch on those methods' type profiles, shared by
+     * all the process's code: where other code had used vectors of another shape (the model's eight-lane work), C2
+     * inlined both shapes and boxed the accumulators on every step of the loop, 17 times slower for good
+     * ({@code TiledProductStaysCompiledTest}). A cast to a constant class is exact and folds away (a helper method
+     * would not: the kernel is past C2's node budget for inlining).
+     */
+    @SuppressWarnings("unchecked")
+    private static final Class<FloatVector> VECTOR_CLASS = (Class<FloatVector>) F.vectorType();
     /** Weight rows per panel: two vectors. */
     public static final int WIDTH = 2 * LANES;
     /**
@@ -226,16 +237,16 @@ public final class TiledProduct implements WorkerPool.Task {
         var c2 = FloatVector.zero(F);
         var c3 = FloatVector.zero(F);
         for (int k = 0; k < cols; k++) {
-            var v = FloatVector.fromArray(F, columns, k * LANES);
+            var v = VECTOR_CLASS.cast(FloatVector.fromArray(F, columns, k * LANES));
             c0 = v.fma(FloatVector.broadcast(F, w[k]), c0);
             c1 = v.fma(FloatVector.broadcast(F, w[w1 + k]), c1);
             c2 = v.fma(FloatVector.broadcast(F, w[w2 + k]), c2);
             c3 = v.fma(FloatVector.broadcast(F, w[w3 + k]), c3);
         }
-        c0.intoArray(lanes, 0);
-        c1.intoArray(lanes, LANES);
-        c2.intoArray(lanes, 2 * LANES);
-        c3.intoArray(lanes, 3 * LANES);
+        VECTOR_CLASS.cast(c0).intoArray(lanes, 0);
+        VECTOR_CLASS.cast(c1).intoArray(lanes, LANES);
+        VECTOR_CLASS.cast(c2).intoArray(lanes, 2 * LANES);
+        VECTOR_CLASS.cast(c3).intoArray(lanes, 3 * LANES);
     }
 
     /** Panels {@code [from, to)} (weight rows {@code from * WIDTH ..}) with every prompt row. */
@@ -316,8 +327,8 @@ public final class TiledProduct implements WorkerPool.Task {
         var c110 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o11);
         var c111 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o11 + LANES);
         for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
-            var w0 = FloatVector.fromArray(F, panel, pk);
-            var w1 = FloatVector.fromArray(F, panel, pk + LANES);
+            var w0 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk));
+            var w1 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
             var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
@@ -355,30 +366,30 @@ public final class TiledProduct implements WorkerPool.Task {
             c110 = w0.fma(v, c110);
             c111 = w1.fma(v, c111);
         }
-        c00.intoArray(c, o0);
-        c01.intoArray(c, o0 + LANES);
-        c10.intoArray(c, o1);
-        c11.intoArray(c, o1 + LANES);
-        c20.intoArray(c, o2);
-        c21.intoArray(c, o2 + LANES);
-        c30.intoArray(c, o3);
-        c31.intoArray(c, o3 + LANES);
-        c40.intoArray(c, o4);
-        c41.intoArray(c, o4 + LANES);
-        c50.intoArray(c, o5);
-        c51.intoArray(c, o5 + LANES);
-        c60.intoArray(c, o6);
-        c61.intoArray(c, o6 + LANES);
-        c70.intoArray(c, o7);
-        c71.intoArray(c, o7 + LANES);
-        c80.intoArray(c, o8);
-        c81.intoArray(c, o8 + LANES);
-        c90.intoArray(c, o9);
-        c91.intoArray(c, o9 + LANES);
-        c100.intoArray(c, o10);
-        c101.intoArray(c, o10 + LANES);
-        c110.intoArray(c, o11);
-        c111.intoArray(c, o11 + LANES);
+        VECTOR_CLASS.cast(c00).intoArray(c, o0);
+        VECTOR_CLASS.cast(c01).intoArray(c, o0 + LANES);
+        VECTOR_CLASS.cast(c10).intoArray(c, o1);
+        VECTOR_CLASS.cast(c11).intoArray(c, o1 + LANES);
+        VECTOR_CLASS.cast(c20).intoArray(c, o2);
+        VECTOR_CLASS.cast(c21).intoArray(c, o2 + LANES);
+        VECTOR_CLASS.cast(c30).intoArray(c, o3);
+        VECTOR_CLASS.cast(c31).intoArray(c, o3 + LANES);
+        VECTOR_CLASS.cast(c40).intoArray(c, o4);
+        VECTOR_CLASS.cast(c41).intoArray(c, o4 + LANES);
+        VECTOR_CLASS.cast(c50).intoArray(c, o5);
+        VECTOR_CLASS.cast(c51).intoArray(c, o5 + LANES);
+        VECTOR_CLASS.cast(c60).intoArray(c, o6);
+        VECTOR_CLASS.cast(c61).intoArray(c, o6 + LANES);
+        VECTOR_CLASS.cast(c70).intoArray(c, o7);
+        VECTOR_CLASS.cast(c71).intoArray(c, o7 + LANES);
+        VECTOR_CLASS.cast(c80).intoArray(c, o8);
+        VECTOR_CLASS.cast(c81).intoArray(c, o8 + LANES);
+        VECTOR_CLASS.cast(c90).intoArray(c, o9);
+        VECTOR_CLASS.cast(c91).intoArray(c, o9 + LANES);
+        VECTOR_CLASS.cast(c100).intoArray(c, o10);
+        VECTOR_CLASS.cast(c101).intoArray(c, o10 + LANES);
+        VECTOR_CLASS.cast(c110).intoArray(c, o11);
+        VECTOR_CLASS.cast(c111).intoArray(c, o11 + LANES);
     }
 
 
@@ -398,8 +409,8 @@ public final class TiledProduct implements WorkerPool.Task {
         var c50 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5);
         var c51 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5 + LANES);
         for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
-            var w0 = FloatVector.fromArray(F, panel, pk);
-            var w1 = FloatVector.fromArray(F, panel, pk + LANES);
+            var w0 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk));
+            var w1 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
             var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
@@ -419,18 +430,18 @@ public final class TiledProduct implements WorkerPool.Task {
             c50 = w0.fma(v, c50);
             c51 = w1.fma(v, c51);
         }
-        c00.intoArray(c, o0);
-        c01.intoArray(c, o0 + LANES);
-        c10.intoArray(c, o1);
-        c11.intoArray(c, o1 + LANES);
-        c20.intoArray(c, o2);
-        c21.intoArray(c, o2 + LANES);
-        c30.intoArray(c, o3);
-        c31.intoArray(c, o3 + LANES);
-        c40.intoArray(c, o4);
-        c41.intoArray(c, o4 + LANES);
-        c50.intoArray(c, o5);
-        c51.intoArray(c, o5 + LANES);
+        VECTOR_CLASS.cast(c00).intoArray(c, o0);
+        VECTOR_CLASS.cast(c01).intoArray(c, o0 + LANES);
+        VECTOR_CLASS.cast(c10).intoArray(c, o1);
+        VECTOR_CLASS.cast(c11).intoArray(c, o1 + LANES);
+        VECTOR_CLASS.cast(c20).intoArray(c, o2);
+        VECTOR_CLASS.cast(c21).intoArray(c, o2 + LANES);
+        VECTOR_CLASS.cast(c30).intoArray(c, o3);
+        VECTOR_CLASS.cast(c31).intoArray(c, o3 + LANES);
+        VECTOR_CLASS.cast(c40).intoArray(c, o4);
+        VECTOR_CLASS.cast(c41).intoArray(c, o4 + LANES);
+        VECTOR_CLASS.cast(c50).intoArray(c, o5);
+        VECTOR_CLASS.cast(c51).intoArray(c, o5 + LANES);
     }
 
 
@@ -446,8 +457,8 @@ public final class TiledProduct implements WorkerPool.Task {
         var c10 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1);
         var c11 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1 + LANES);
         for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
-            var w0 = FloatVector.fromArray(F, panel, pk);
-            var w1 = FloatVector.fromArray(F, panel, pk + LANES);
+            var w0 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk));
+            var w1 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
             var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
@@ -455,10 +466,10 @@ public final class TiledProduct implements WorkerPool.Task {
             c10 = w0.fma(v, c10);
             c11 = w1.fma(v, c11);
         }
-        c00.intoArray(c, o0);
-        c01.intoArray(c, o0 + LANES);
-        c10.intoArray(c, o1);
-        c11.intoArray(c, o1 + LANES);
+        VECTOR_CLASS.cast(c00).intoArray(c, o0);
+        VECTOR_CLASS.cast(c01).intoArray(c, o0 + LANES);
+        VECTOR_CLASS.cast(c10).intoArray(c, o1);
+        VECTOR_CLASS.cast(c11).intoArray(c, o1 + LANES);
     }
 
 

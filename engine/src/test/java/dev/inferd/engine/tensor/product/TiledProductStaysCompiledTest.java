@@ -4,13 +4,16 @@ import dev.inferd.engine.tensor.format.QuantizerTest;
 import dev.inferd.engine.tensor.WeightMatrix;
 import dev.inferd.engine.tensor.format.WeightMatrices;
 import dev.inferd.engine.tensor.format.Quantizer;
+import dev.inferd.engine.CompileLog;
 import dev.inferd.engine.OwnJvm;
 import dev.inferd.engine.gguf.GGMLType;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.management.ManagementFactory;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * as long, for the rest of the process ({@code MatMulBench 2 Q8_0 2048x2048 2,4,512 prompt}). Kept out of its callers
  * ({@code -XX:CompileCommand=dontinline}, as jvm.options has it), it compiles
  * as a unit of its own. In a JVM of its own, since what ran before decides how C2 compiles it.
+ *
+ * <p>What ran before also decides what the Vector API's shared methods' type profiles hold: eight-lane vectors
+ * stored by other code (here the prompt rows' rounding) made C2 dispatch the kernel's stores on both shapes, and
+ * box its accumulators on every step, in one run of twelve. The kernels type their vectors exactly
+ * ({@code TiledProduct.VECTOR_CLASS}), so that no Vector API call in them is dispatched on a profile.
  */
 @Tag("jit")
 class TiledProductStaysCompiledTest {
@@ -31,6 +39,16 @@ class TiledProductStaysCompiledTest {
     @Test
     void aPromptProductOfManyRowsAllocatesNothingAfterProductsOfTwoAndFourRows() throws Exception {
         OwnJvm.run(AfterSmallPrompts.class, List.of());
+    }
+
+    @Test
+    void theKernelsDispatchNoVectorCallOnATypeProfile(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("compilation.log");
+        OwnJvm.run(AfterSmallPrompts.class, CompileLog.flags(log));
+        var kernels = CompileLog.c2Compiles(log).stream()
+                .filter(c -> c.of(TiledProduct.class, "kernel") || c.of(TiledProduct.class, "kernel2")).toList();
+        assertThat(kernels).as("C2's compiles of the tile kernels").isNotEmpty();
+        assertThat(kernels).allSatisfy(c -> assertThat(c.profiledVectorCalls()).as(c.method()).isEmpty());
     }
 
     /** The other JVM's side: products of 2, then 4, then 512 prompt rows, each until compiled, as MatMulBench ran them. */
