@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +26,34 @@ public final class CompileLog {
     }
 
     /** One C2 compile: its method as the log names it ({@code dev.inferd.engine.X kernel (...)V}), and its profiled Vector API calls. */
-    public record Compile(String method, boolean osr, List<String> profiledVectorCalls) {
+    public record Compile(String method, boolean osr, List<ProfiledCall> profiledVectorCalls) {
         public boolean of(Class<?> holder, String name) {
             return method.startsWith(holder.getName() + " " + name + " ");
         }
+
+        /** Those of its profiled calls whose profile is a Vector API method's, shared by all its callers. */
+        public List<ProfiledCall> sharedProfileCalls() {
+            return profiledVectorCalls.stream().filter(ProfiledCall::inVectorApi).toList();
+        }
     }
+
+    /**
+     * A call C2 dispatched on a type profile: {@code callee} called from {@code site} (both {@code Class::method}),
+     * on {@code receiver}, or {@code receiver} or {@code second} where the profile held two classes.
+     */
+    public record ProfiledCall(String site, String callee, String receiver, String second) {
+        /** Whether the call is in a Vector API method, whose profile every caller's vectors fill. */
+        public boolean inVectorApi() {
+            return site.startsWith(VECTOR_API);
+        }
+
+        @Override
+        public String toString() {
+            return site + " -> " + callee + " on " + receiver + (second != null ? " or " + second : "");
+        }
+    }
+
+    private static final String VECTOR_API = "jdk.incubator.vector.";
 
     /** The flags that make a JVM write its compilation log to {@code log}. */
     public static List<String> flags(Path log) {
@@ -45,9 +70,12 @@ public final class CompileLog {
             Task task = null;
             while (xml.hasNext()) {
                 int event = xml.next();
-                if (event == XMLStreamConstants.END_ELEMENT && xml.getLocalName().equals("task") && task != null) {
-                    if (task.c2) compiles.add(new Compile(task.method, task.osr, List.copyOf(task.profiled)));
-                    task = null;
+                if (event == XMLStreamConstants.END_ELEMENT && task != null) {
+                    if (xml.getLocalName().equals("parse")) task.parsing.pop();
+                    if (xml.getLocalName().equals("task")) {
+                        if (task.c2) compiles.add(new Compile(task.method, task.osr, List.copyOf(task.profiled)));
+                        task = null;
+                    }
                 }
                 if (event != XMLStreamConstants.START_ELEMENT) continue;
                 switch (xml.getLocalName()) {
@@ -62,6 +90,9 @@ public final class CompileLog {
                             task.methods.put(xml.getAttributeValue(null, "id"),
                                     task.klasses.get(xml.getAttributeValue(null, "holder")) + "::" + xml.getAttributeValue(null, "name"));
                         }
+                    }
+                    case "parse" -> {
+                        if (task != null) task.parsing.push(task.methods.getOrDefault(xml.getAttributeValue(null, "method"), "?"));
                     }
                     case "call" -> {
                         if (task != null) task.call(xml);
@@ -85,7 +116,9 @@ public final class CompileLog {
         final boolean osr;
         final Map<String, String> klasses = new HashMap<>();
         final Map<String, String> methods = new HashMap<>();
-        final List<String> profiled = new ArrayList<>();
+        final List<ProfiledCall> profiled = new ArrayList<>();
+        /** The methods being parsed, the innermost (where a call is) on top. */
+        final Deque<String> parsing = new ArrayDeque<>();
 
         Task(String method, boolean c2, boolean osr) {
             this.method = method;
@@ -95,10 +128,9 @@ public final class CompileLog {
 
         void call(XMLStreamReader xml) {
             String receiver = klasses.get(xml.getAttributeValue(null, "receiver"));
-            if (receiver == null || !receiver.startsWith("jdk.incubator.vector.")) return;
-            String second = klasses.get(xml.getAttributeValue(null, "receiver2"));
-            profiled.add(methods.get(xml.getAttributeValue(null, "method")) + " on " + receiver
-                    + (second != null ? " or " + second : ""));
+            if (receiver == null || !receiver.startsWith(VECTOR_API)) return;
+            profiled.add(new ProfiledCall(String.valueOf(parsing.peek()), methods.get(xml.getAttributeValue(null, "method")),
+                    receiver, klasses.get(xml.getAttributeValue(null, "receiver2"))));
         }
     }
 }

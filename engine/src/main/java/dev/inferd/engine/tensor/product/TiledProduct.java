@@ -1,6 +1,7 @@
 package dev.inferd.engine.tensor.product;
 
 import dev.inferd.engine.tensor.parallel.WorkerPool;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -45,16 +46,13 @@ public final class TiledProduct implements WorkerPool.Task {
     private static final VectorSpecies<Float> F = MappedMatrix.F;
     private static final int LANES = F.length();
     /**
-     * The species' own vector class, a constant: the kernels take each vector they load, and each accumulator that
-     * leaves their loop, through {@code VECTOR_CLASS.cast}. Otherwise C2 may type them as plain {@code FloatVector},
-     * and the calls inside {@code fma} and {@code intoArray} then dispatch on those methods' type profiles, shared by
-     * all the process's code: where other code had used vectors of another shape (the model's eight-lane work), C2
-     * inlined both shapes and boxed the accumulators on every step of the loop, 17 times slower for good
-     * ({@code TiledProductStaysCompiledTest}). A cast to a constant class is exact and folds away (a helper method
-     * would not: the kernel is past C2's node budget for inlining).
+     * The species' vector class: the kernels take each vector they load, and each accumulator that leaves their
+     * loop, through {@code VECTOR_CLASS.cast}, so that no Vector API call in them dispatches on a shared type profile
+     * ({@link VectorClasses}); without it, a product of 512 rows after ones of two and four ran boxed, 17 times slower for
+     * good, in one run of twelve ({@code TiledProductStaysCompiledTest}). Not through a helper method: the kernel is
+     * past C2's node budget for inlining one.
      */
-    @SuppressWarnings("unchecked")
-    private static final Class<FloatVector> VECTOR_CLASS = (Class<FloatVector>) F.vectorType();
+    private static final Class<FloatVector> VECTOR_CLASS = VectorClasses.of(F);
     /** Weight rows per panel: two vectors. */
     public static final int WIDTH = 2 * LANES;
     /**

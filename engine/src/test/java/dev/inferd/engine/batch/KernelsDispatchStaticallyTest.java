@@ -1,0 +1,57 @@
+package dev.inferd.engine.batch;
+
+import dev.inferd.engine.CompileLog;
+import dev.inferd.engine.OwnJvm;
+import dev.inferd.engine.gguf.GGUFFile;
+import dev.inferd.engine.model.Model;
+import dev.inferd.engine.model.synthetic.SyntheticModel;
+import dev.inferd.engine.model.synthetic.SyntheticShape;
+import dev.inferd.engine.model.synthetic.WeightFormat;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * After the engine's warm-up for models of several weight formats in one process (as a server with several models
+ * runs them), no method of the engine that C2 compiled dispatches a Vector API call on a profile that the Vector
+ * API's own methods hold ({@code FloatVector.fma}'s, {@code intoArray}'s): those profiles are filled by every
+ * caller's vectors, of every shape the process uses, so whether C2 inlined one shape or two, and then boxed a
+ * kernel's vectors on every step for the rest of the process, depended on which code happened to run first. The
+ * kernels type such vectors exactly ({@link dev.inferd.engine.tensor.vector.VectorClasses}); this finds any that do not.
+ */
+@Tag("jit")
+class KernelsDispatchStaticallyTest {
+    private static final SyntheticShape SHAPE = new SyntheticShape("dispatch-llama", "llama", 512, 2, 8, 4, 1024, 2000, 512,
+            10_000f, 1e-5f, true, false, null);
+    private static final List<String> FORMATS = List.of("Q4_K_M", "Q4_0", "Q8_0", "Q5_0", "F16");
+
+    @Test
+    void noCompiledEngineMethodDispatchesAVectorCallOnASharedProfile(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("compilation.log");
+        OwnJvm.run(WarmUps.class, CompileLog.flags(log), dir.toString());
+        var compiles = CompileLog.c2Compiles(log).stream().filter(c -> c.method().startsWith("dev.inferd.engine.")).toList();
+        assertThat(compiles).as("C2's compiles of the engine's methods").isNotEmpty();
+        List<String> dispatched = compiles.stream()
+                .flatMap(c -> c.sharedProfileCalls().stream().map(call -> c.method().split(" \\(")[0] + ": " + call))
+                .distinct().sorted().toList();
+        assertThat(dispatched).as("Vector API calls dispatched on a shared profile, by compiled method").isEmpty();
+    }
+
+    /** The other JVM's side: each format's model written, loaded and warmed up as a server does. */
+    public static final class WarmUps {
+        public static void main(String[] args) throws Exception {
+            Path dir = Path.of(args[0]);
+            for (String format : FORMATS) {
+                Path file = SyntheticModel.write(SHAPE, WeightFormat.named(format), 1, dir.resolve(format + ".gguf"));
+                try (GGUFFile gguf = GGUFFile.open(file)) {
+                    WarmUp.run(Model.load(gguf, 64), () -> false);
+                }
+            }
+        }
+    }
+}
