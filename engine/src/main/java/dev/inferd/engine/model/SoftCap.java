@@ -24,16 +24,19 @@ final class SoftCap {
         float inverse = 1f / cap;
         int i = from;
         for (int bound = from + F.loopBound(to - from); i < bound; i += F.length()) {
-            F_CLASS.cast(tanh(F_CLASS.cast(FloatVector.fromArray(F, v, i)).mul(inverse))).mul(cap).intoArray(v, i);
+            var x = F_CLASS.cast(FloatVector.fromArray(F, v, i)).mul(inverse);
+            F_CLASS.cast(F_CLASS.cast(tanh(x)).mul(cap)).intoArray(v, i);
         }
         for (; i < to; i++) v[i] = cap * (float) Math.tanh(v[i] * inverse);
     }
 
     /** {@code tanh(x) = sign(x) (1 - e^(-2|x|)) / (1 + e^(-2|x|))}, whose exponent cannot overflow. */
     private static FloatVector tanh(FloatVector x) {
+        // every step's result typed exactly, as in Lanes.expNonPositive: inlined into a layer's forward, past C2's
+        // node budget
         x = F_CLASS.cast(x);
-        var e = F_CLASS.cast(Lanes.expNonPositive(x.abs().mul(-2f)));
-        var magnitude = e.neg().add(1f).div(e.add(1f));
+        var e = F_CLASS.cast(Lanes.expNonPositive(F_CLASS.cast(x.abs()).mul(-2f)));
+        var magnitude = F_CLASS.cast(F_CLASS.cast(F_CLASS.cast(e.neg()).add(1f)).div(e.add(1f)));
         return magnitude.blend(magnitude.neg(), x.compare(VectorOperators.LT, 0f));
     }
 
