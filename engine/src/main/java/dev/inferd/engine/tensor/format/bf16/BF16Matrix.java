@@ -19,7 +19,7 @@ public final class BF16Matrix extends HalfMatrix {
 
     @Override
     public FloatVector widen(IntVector halves) {
-        return halves.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        return F_CLASS.cast(halves.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats());
     }
 
     @Override

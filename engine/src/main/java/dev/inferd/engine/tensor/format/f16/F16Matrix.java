@@ -25,7 +25,7 @@ public final class F16Matrix extends HalfMatrix {
     @Override
     public FloatVector widen(IntVector halves) {
         // halves are sign-extended: after the shift the sign sits in bits 28-31; keep only bit 31
-        return halves.lanewise(VectorOperators.LSHL, 13).and(0x8FFFFFFF).reinterpretAsFloats().mul(EXPONENT_FIX);
+        return F_CLASS.cast(halves.lanewise(VectorOperators.LSHL, 13).and(0x8FFFFFFF).reinterpretAsFloats()).mul(EXPONENT_FIX);
     }
 
     @Override
