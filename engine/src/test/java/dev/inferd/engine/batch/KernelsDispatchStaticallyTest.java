@@ -17,7 +17,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * After the engine's warm-up for models of several weight formats in one process (as a server with several models
+ * After the engine's warm-up for models of several weight formats and architectures in one process (as a server with several models
  * runs them), no method of the engine that C2 compiled dispatches a Vector API call on a profile that the Vector
  * API's own methods hold ({@code FloatVector.fma}'s, {@code intoArray}'s): those profiles are filled by every
  * caller's vectors, of every shape the process uses, so whether C2 inlined one shape or two, and then boxed a
@@ -28,6 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class KernelsDispatchStaticallyTest {
     private static final SyntheticShape SHAPE = new SyntheticShape("dispatch-llama", "llama", 512, 2, 8, 4, 1024, 2000, 512,
             10_000f, 1e-5f, true, false, null);
+    /** Gemma 2's soft-capped attention and logits, sliding window and all. */
+    private static final SyntheticShape GEMMA2 = new SyntheticShape("dispatch-gemma2", "gemma2", 512, 2, 8, 4, 1024, 2000, 512,
+            10_000f, 1e-6f, true, false, null, 64, 128);
     private static final List<String> FORMATS = List.of("Q4_K_M", "Q4_0", "Q8_0", "Q5_0", "F16");
 
     @Test
@@ -46,11 +49,14 @@ class KernelsDispatchStaticallyTest {
     public static final class WarmUps {
         public static void main(String[] args) throws Exception {
             Path dir = Path.of(args[0]);
-            for (String format : FORMATS) {
-                Path file = SyntheticModel.write(SHAPE, WeightFormat.named(format), 1, dir.resolve(format + ".gguf"));
-                try (GGUFFile gguf = GGUFFile.open(file)) {
-                    WarmUp.run(Model.load(gguf, 64), () -> false);
-                }
+            for (String format : FORMATS) warmUp(SHAPE, WeightFormat.named(format), dir);
+            warmUp(GEMMA2, WeightFormat.Q8_0, dir);
+        }
+
+        private static void warmUp(SyntheticShape shape, WeightFormat format, Path dir) throws Exception {
+            Path file = SyntheticModel.write(shape, format, 1, dir.resolve(shape.name() + "-" + format.name() + ".gguf"));
+            try (GGUFFile gguf = GGUFFile.open(file)) {
+                WarmUp.run(Model.load(gguf, 64), () -> false);
             }
         }
     }
