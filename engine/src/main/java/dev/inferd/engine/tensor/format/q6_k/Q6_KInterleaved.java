@@ -3,6 +3,7 @@ package dev.inferd.engine.tensor.format.q6_k;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -60,6 +61,8 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  * call, so a row's result does not depend on the batch around it.
  */
 public final class Q6_KInterleaved extends InterleavedRows {
+    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
+    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
     private static final int SUPER_BLOCK = 256;
     private static final int SUB_BLOCKS = 16;
     private static final int SUB_BLOCK = 16;
@@ -228,9 +231,8 @@ public final class Q6_KInterleaved extends InterleavedRows {
                 block += 2 * BLOCK_BYTES;
             }
         }
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
-        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
-        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
+        GROUP_F_CLASS.cast(acc0).intoArray(out, outIndex);
+        GROUP_F_CLASS.cast(acc1).intoArray(out, outIndex + GROUP);
     }
 
     @Override
@@ -241,7 +243,7 @@ public final class Q6_KInterleaved extends InterleavedRows {
         var sixteen = IntVector.broadcast(GROUP_I, 16);
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
-            var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE);
+            var d = GROUP_F_CLASS.cast(FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE));
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, scalesAt(pair, j) + (long) place * GROUP, LE)
                         .convertShape(B2F, GROUP_F, 0)).intoArray(scales, 0);
@@ -253,8 +255,8 @@ public final class Q6_KInterleaved extends InterleavedRows {
                     var values = (IntVector) ShortVector.fromArray(STEP_S, steps, s * 2 * GROUP).reinterpretShape(GROUP_I, 0);
                     var even = values.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen);
                     var odd = values.lanewise(ASHR, sixteen);
-                    ((FloatVector) even.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 2 * s * stride);
-                    ((FloatVector) odd.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + (2 * s + 1) * stride);
+                    GROUP_F_CLASS.cast(even.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 2 * s * stride);
+                    GROUP_F_CLASS.cast(odd.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + (2 * s + 1) * stride);
                 }
             }
         }
