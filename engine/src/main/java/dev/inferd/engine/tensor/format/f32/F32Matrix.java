@@ -6,6 +6,7 @@ import dev.inferd.engine.tensor.vector.Lanes;
 import dev.inferd.engine.tensor.product.FloatDotMatrix;
 import dev.inferd.engine.tensor.product.MappedMatrix;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -15,6 +16,8 @@ import java.nio.ByteOrder;
 
 /** F32 weights: fused multiply-adds straight from the mapping. */
 public final class F32Matrix extends FloatDotMatrix {
+    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
+    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
@@ -32,7 +35,7 @@ public final class F32Matrix extends FloatDotMatrix {
         int bound = F.loopBound(cols);
         var acc = FloatVector.zero(F);
         int c = 0;
-        for (; c < bound; c += step) acc = load(rowOffset, c).fma(FloatVector.fromArray(F, x, xOffset + c), acc);
+        for (; c < bound; c += step) acc = F_CLASS.cast(load(rowOffset, c)).fma(FloatVector.fromArray(F, x, xOffset + c), acc);
         float sum = Lanes.sum(acc);
         for (; c < cols; c++) sum += data.get(F32, rowOffset + 4L * c) * x[xOffset + c];
         return sum;
@@ -49,7 +52,7 @@ public final class F32Matrix extends FloatDotMatrix {
         var a3 = FloatVector.zero(F);
         int c = 0;
         for (; c < bound; c += step) {
-            var w = load(rowOffset, c);
+            var w = F_CLASS.cast(load(rowOffset, c));
             a0 = w.fma(FloatVector.fromArray(F, x, xOffset + c), a0);
             a1 = w.fma(FloatVector.fromArray(F, x, x1 + c), a1);
             a2 = w.fma(FloatVector.fromArray(F, x, x2 + c), a2);

@@ -320,18 +320,18 @@ public final class Q4_KInterleaved extends InterleavedRows implements ShortPanel
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
             // widenHalves written out: the panel decoding's vectors stay in this method (see nibbleToPanel)
-            var d = GROUP_F_CLASS.cast(((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + ofGroup * Short.BYTES, LE)
+            var d = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + ofGroup * Short.BYTES, LE)
                     .convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
-            var dmin = GROUP_F_CLASS.cast(((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, LE)
+            var dmin = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, LE)
                     .convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, 0);
-                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = valuesAt(pair, j, place);

@@ -227,8 +227,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     int i = FIELDS * s + f;
                     var low = step.lanewise(LSHL, IntVector.broadcast(GROUP_I, 26 - 5 * f)).lanewise(ASHR, twentySeven);
                     var high = step.lanewise(LSHL, IntVector.broadcast(GROUP_I, 10 - 5 * f)).lanewise(ASHR, twentySeven);
-                    GROUP_F_CLASS.cast(low.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 2 * i * stride);
-                    GROUP_F_CLASS.cast(high.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + (2 * i + 1) * stride);
+                    GROUP_F_CLASS.cast(((FloatVector) low.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + 2 * i * stride);
+                    GROUP_F_CLASS.cast(((FloatVector) high.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + (2 * i + 1) * stride);
                 }
                 if (s == 0) {
                     lastLow = step.lanewise(LSHL, thirtyOne).lanewise(ASHR, thirtyOne);
@@ -238,8 +238,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     lastHigh = lastHigh.lanewise(ADD, lastHigh).lanewise(ADD, step.lanewise(LSHR, sixteen).lanewise(AND, one));
                 }
             }
-            GROUP_F_CLASS.cast(lastLow.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 30 * stride);
-            GROUP_F_CLASS.cast(lastHigh.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 31 * stride);
+            GROUP_F_CLASS.cast(((FloatVector) lastLow.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + 30 * stride);
+            GROUP_F_CLASS.cast(((FloatVector) lastHigh.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + 31 * stride);
         }
     }
 

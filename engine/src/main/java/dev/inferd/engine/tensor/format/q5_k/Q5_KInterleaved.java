@@ -235,18 +235,18 @@ public final class Q5_KInterleaved extends InterleavedRows {
         for (int k = 0; k < blockCount; k++) {
             long pair = pairAt(group, firstBlock + k);
             // widenHalves written out: the panel decoding's vectors stay in this method (see nibbleToPanel)
-            var d = GROUP_F_CLASS.cast(((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + ofGroup * Short.BYTES, LE)
+            var d = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + D_AT + ofGroup * Short.BYTES, LE)
                     .convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix);
-            var dmin = GROUP_F_CLASS.cast(((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, LE)
+            var dmin = ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, pair + MINUS_DMIN_AT + ofGroup * Short.BYTES, LE)
                     .convertShape(S2I, GROUP_I, 0)).lanewise(LSHL, halfShift).lanewise(AND, halfMask).reinterpretShape(GROUP_F, 0)).lanewise(MUL, halfFix).lanewise(NEG);
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, 0);
-                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = valuesAt(pair, j, place);
@@ -271,8 +271,8 @@ public final class Q5_KInterleaved extends InterleavedRows {
         var rows = IntVector.fromMemorySegment(GROUP_I, data, at, LE);
         var v = rows.lanewise(LSHL, IntVector.broadcast(GROUP_I, 32 - width - shift)).lanewise(ASHR, IntVector.broadcast(GROUP_I, 32 - width));
         var q = v.lanewise(ADD, IntVector.broadcast(GROUP_I, 16));
-        GROUP_F_CLASS.cast(q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
-                .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP)).intoArray(panel, column);
+        GROUP_F_CLASS.cast(((FloatVector) q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
+                .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP))).intoArray(panel, column);
     }
 
     /** As the stored decoding (ggml's): {@code d * scale * q - dmin * min}, each product rounded on its own. */

@@ -176,10 +176,10 @@ public final class Q8_0Interleaved extends InterleavedRows {
             var d = FloatVector.broadcast(F8, Float.float16ToFloat(data.get(SHORT, pair + SCALES_AT + (long) (row % ROWS_PER_PASS) * Short.BYTES)));
             var first = rowBytes(stepAt(pair, 0, place), r);
             var second = rowBytes(stepAt(pair, STEPS / 2, place), r);
-            F8_CLASS.cast(first.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset);
-            F8_CLASS.cast(first.convertShape(B2F, F8, 1)).lanewise(MUL, d).intoArray(out, offset + 8);
-            F8_CLASS.cast(second.convertShape(B2F, F8, 0)).lanewise(MUL, d).intoArray(out, offset + 16);
-            F8_CLASS.cast(second.convertShape(B2F, F8, 1)).lanewise(MUL, d).intoArray(out, offset + 24);
+            F8_CLASS.cast(((FloatVector) first.convertShape(B2F, F8, 0)).lanewise(MUL, d)).intoArray(out, offset);
+            F8_CLASS.cast(((FloatVector) first.convertShape(B2F, F8, 1)).lanewise(MUL, d)).intoArray(out, offset + 8);
+            F8_CLASS.cast(((FloatVector) second.convertShape(B2F, F8, 0)).lanewise(MUL, d)).intoArray(out, offset + 16);
+            F8_CLASS.cast(((FloatVector) second.convertShape(B2F, F8, 1)).lanewise(MUL, d)).intoArray(out, offset + 24);
         }
     }
 }
