@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor.product;
 
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import static dev.inferd.engine.tensor.vector.Lanes.sum;
 import static dev.inferd.engine.tensor.vector.Lanes.sum;
 import dev.inferd.engine.tensor.vector.Lanes;
@@ -19,6 +20,8 @@ import java.nio.ByteOrder;
 public abstract class HalfMatrix extends FloatDotMatrix {
     public static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(F.length() * 16));
     public static final VectorSpecies<Integer> I = F.withLanes(int.class);
+    /** I's vector class, to type vectors exactly ({@link VectorClasses}). */
+    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
@@ -33,7 +36,7 @@ public abstract class HalfMatrix extends FloatDotMatrix {
 
     private FloatVector load(long rowOffset, int col) {
         var h = ShortVector.fromMemorySegment(S, data, rowOffset + 2L * col, LE);
-        return widen((IntVector) h.convertShape(VectorOperators.S2I, I, 0));
+        return widen(I_CLASS.cast(h.convertShape(VectorOperators.S2I, I, 0)));
     }
 
     private float scalar(long rowOffset, int col) {

@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor.product;
 
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
@@ -37,6 +38,10 @@ public abstract class IntDotMatrix extends MappedMatrix {
     public static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
     public static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     public static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
+    /** The vector classes of S16, I8 and F8, to type vectors exactly ({@link VectorClasses}). */
+    public static final Class<ShortVector> S16_CLASS = VectorClasses.of(S16);
+    public static final Class<IntVector> I8_CLASS = VectorClasses.of(I8);
+    public static final Class<FloatVector> F8_CLASS = VectorClasses.of(F8);
     /** Values per block for the Q8_0-like types. */
     public static final int BLOCK = Q8Activations.Q8_0;
 
@@ -188,12 +193,12 @@ public abstract class IntDotMatrix extends MappedMatrix {
 
     /** 16 activation values from {@code at}. */
     public static ShortVector activations(Q8Activations x, int at) {
-        return ShortVector.fromArray(S16, x.q, at);
+        return S16_CLASS.cast(ShortVector.fromArray(S16, x.q, at));
     }
 
     /** The 16 lanes added in adjacent pairs into 8 int lanes: exact for any 16-bit values. */
     public static IntVector pairSums(ShortVector products) {
-        var pairs = (IntVector) products.reinterpretAsInts();
+        var pairs = I8_CLASS.cast(S16_CLASS.cast(products).reinterpretAsInts());
         return pairs.lanewise(VectorOperators.ASHR, 16)
                 .add(pairs.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16));
     }
@@ -204,12 +209,12 @@ public abstract class IntDotMatrix extends MappedMatrix {
      * half, which is added to zero), and an arithmetic shift brings it down, sign and all.
      */
     public static IntVector smallPairSums(ShortVector products) {
-        var pairs = (IntVector) products.reinterpretAsInts();
+        var pairs = I8_CLASS.cast(S16_CLASS.cast(products).reinterpretAsInts());
         return pairs.add(pairs.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
     }
 
     /** {@code acc + sums * scale}, lane by lane. */
     public static FloatVector accumulate(IntVector sums, float scale, FloatVector acc) {
-        return ((FloatVector) sums.convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.broadcast(F8, scale), acc);
+        return F8_CLASS.cast(I8_CLASS.cast(sums).convertShape(VectorOperators.I2F, F8, 0)).fma(FloatVector.broadcast(F8, scale), acc);
     }
 }

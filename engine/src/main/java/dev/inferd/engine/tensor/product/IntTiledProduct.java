@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor.product;
 
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -37,6 +38,8 @@ import static jdk.incubator.vector.VectorOperators.MUL;
 public final class IntTiledProduct implements WorkerPool.Task {
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    /** S's vector class, to type vectors exactly ({@link VectorClasses}). */
+    private static final Class<ShortVector> S_CLASS = VectorClasses.of(S);
     /** Values per block of the kernel's sums (a scale's reach in Q4_0, a sub-block's in Q4_K). */
     public static final int BLOCK = 32;
     /** Weight rows per vector: a pass of the copy. */
@@ -218,49 +221,49 @@ public final class IntTiledProduct implements WorkerPool.Task {
             var c70 = ShortVector.zero(S);
             var c71 = ShortVector.zero(S);
             for (int k = k0; k < k0 + BLOCK; k++, ak += ROWS) {
-                var w0 = ShortVector.fromArray(S, panel, k * WIDTH);
-                var w1 = ShortVector.fromArray(S, panel, k * WIDTH + PASS);
-                var v = (ShortVector) IntVector.broadcast(I, a[ak]).reinterpretShape(S, 0);
+                var w0 = S_CLASS.cast(ShortVector.fromArray(S, panel, k * WIDTH));
+                var w1 = S_CLASS.cast(ShortVector.fromArray(S, panel, k * WIDTH + PASS));
+                var v = S_CLASS.cast(IntVector.broadcast(I, a[ak]).reinterpretShape(S, 0));
                 c00 = c00.lanewise(ADD, w0.lanewise(MUL, v));
                 c01 = c01.lanewise(ADD, w1.lanewise(MUL, v));
-                v = (ShortVector) IntVector.broadcast(I, a[ak + 1]).reinterpretShape(S, 0);
+                v = S_CLASS.cast(IntVector.broadcast(I, a[ak + 1]).reinterpretShape(S, 0));
                 c10 = c10.lanewise(ADD, w0.lanewise(MUL, v));
                 c11 = c11.lanewise(ADD, w1.lanewise(MUL, v));
-                v = (ShortVector) IntVector.broadcast(I, a[ak + 2]).reinterpretShape(S, 0);
+                v = S_CLASS.cast(IntVector.broadcast(I, a[ak + 2]).reinterpretShape(S, 0));
                 c20 = c20.lanewise(ADD, w0.lanewise(MUL, v));
                 c21 = c21.lanewise(ADD, w1.lanewise(MUL, v));
-                v = (ShortVector) IntVector.broadcast(I, a[ak + 3]).reinterpretShape(S, 0);
+                v = S_CLASS.cast(IntVector.broadcast(I, a[ak + 3]).reinterpretShape(S, 0));
                 c30 = c30.lanewise(ADD, w0.lanewise(MUL, v));
                 c31 = c31.lanewise(ADD, w1.lanewise(MUL, v));
-                v = (ShortVector) IntVector.broadcast(I, a[ak + 4]).reinterpretShape(S, 0);
+                v = S_CLASS.cast(IntVector.broadcast(I, a[ak + 4]).reinterpretShape(S, 0));
                 c40 = c40.lanewise(ADD, w0.lanewise(MUL, v));
                 c41 = c41.lanewise(ADD, w1.lanewise(MUL, v));
-                v = (ShortVector) IntVector.broadcast(I, a[ak + 5]).reinterpretShape(S, 0);
+                v = S_CLASS.cast(IntVector.broadcast(I, a[ak + 5]).reinterpretShape(S, 0));
                 c50 = c50.lanewise(ADD, w0.lanewise(MUL, v));
                 c51 = c51.lanewise(ADD, w1.lanewise(MUL, v));
-                v = (ShortVector) IntVector.broadcast(I, a[ak + 6]).reinterpretShape(S, 0);
+                v = S_CLASS.cast(IntVector.broadcast(I, a[ak + 6]).reinterpretShape(S, 0));
                 c60 = c60.lanewise(ADD, w0.lanewise(MUL, v));
                 c61 = c61.lanewise(ADD, w1.lanewise(MUL, v));
-                v = (ShortVector) IntVector.broadcast(I, a[ak + 7]).reinterpretShape(S, 0);
+                v = S_CLASS.cast(IntVector.broadcast(I, a[ak + 7]).reinterpretShape(S, 0));
                 c70 = c70.lanewise(ADD, w0.lanewise(MUL, v));
                 c71 = c71.lanewise(ADD, w1.lanewise(MUL, v));
             }
-            c00.intoArray(sums, s);
-            c01.intoArray(sums, s + PASS);
-            c10.intoArray(sums, s + WIDTH);
-            c11.intoArray(sums, s + WIDTH + PASS);
-            c20.intoArray(sums, s + 2 * WIDTH);
-            c21.intoArray(sums, s + 2 * WIDTH + PASS);
-            c30.intoArray(sums, s + 3 * WIDTH);
-            c31.intoArray(sums, s + 3 * WIDTH + PASS);
-            c40.intoArray(sums, s + 4 * WIDTH);
-            c41.intoArray(sums, s + 4 * WIDTH + PASS);
-            c50.intoArray(sums, s + 5 * WIDTH);
-            c51.intoArray(sums, s + 5 * WIDTH + PASS);
-            c60.intoArray(sums, s + 6 * WIDTH);
-            c61.intoArray(sums, s + 6 * WIDTH + PASS);
-            c70.intoArray(sums, s + 7 * WIDTH);
-            c71.intoArray(sums, s + 7 * WIDTH + PASS);
+            S_CLASS.cast(c00).intoArray(sums, s);
+            S_CLASS.cast(c01).intoArray(sums, s + PASS);
+            S_CLASS.cast(c10).intoArray(sums, s + WIDTH);
+            S_CLASS.cast(c11).intoArray(sums, s + WIDTH + PASS);
+            S_CLASS.cast(c20).intoArray(sums, s + 2 * WIDTH);
+            S_CLASS.cast(c21).intoArray(sums, s + 2 * WIDTH + PASS);
+            S_CLASS.cast(c30).intoArray(sums, s + 3 * WIDTH);
+            S_CLASS.cast(c31).intoArray(sums, s + 3 * WIDTH + PASS);
+            S_CLASS.cast(c40).intoArray(sums, s + 4 * WIDTH);
+            S_CLASS.cast(c41).intoArray(sums, s + 4 * WIDTH + PASS);
+            S_CLASS.cast(c50).intoArray(sums, s + 5 * WIDTH);
+            S_CLASS.cast(c51).intoArray(sums, s + 5 * WIDTH + PASS);
+            S_CLASS.cast(c60).intoArray(sums, s + 6 * WIDTH);
+            S_CLASS.cast(c61).intoArray(sums, s + 6 * WIDTH + PASS);
+            S_CLASS.cast(c70).intoArray(sums, s + 7 * WIDTH);
+            S_CLASS.cast(c71).intoArray(sums, s + 7 * WIDTH + PASS);
         }
     }
 

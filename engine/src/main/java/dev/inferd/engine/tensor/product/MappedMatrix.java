@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor.product;
 
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import dev.inferd.engine.tensor.WeightMatrix;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.engine.gguf.GGMLType;
@@ -40,6 +41,8 @@ public abstract class MappedMatrix implements WeightMatrix {
      */
     public static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8
             ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
+    /** F's vector class, to type vectors exactly ({@link VectorClasses}). */
+    public static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
 
 
     /** Below this many multiply-adds a call runs on the calling thread: handing out work costs more. */

@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor.product;
 
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -43,6 +44,11 @@ public final class Q8Activations {
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     private static final VectorSpecies<Short> S8 = ShortVector.SPECIES_128;
     private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    /** The vector classes of F8, I8, S8 and S16, to type vectors exactly ({@link VectorClasses}). */
+    private static final Class<FloatVector> F8_CLASS = VectorClasses.of(F8);
+    private static final Class<IntVector> I8_CLASS = VectorClasses.of(I8);
+    private static final Class<ShortVector> S8_CLASS = VectorClasses.of(S8);
+    private static final Class<ShortVector> S16_CLASS = VectorClasses.of(S16);
     /** 1.5 * 2^23: adding and subtracting it rounds a float of magnitude under 2^22 to an integer, ties to even. */
     private static final float ROUNDING = 12582912f;
 
@@ -116,7 +122,7 @@ public final class Q8Activations {
         var magnitude = IntVector.broadcast(I8, 0x7FFFFFFF);
         var amax = IntVector.zero(I8);
         for (int i = 0; i < n; i += F8.length()) {
-            amax = amax.lanewise(MAX, FloatVector.fromArray(F8, x, at + i).reinterpretAsInts().lanewise(AND, magnitude));
+            amax = amax.lanewise(MAX, F8_CLASS.cast(FloatVector.fromArray(F8, x, at + i)).reinterpretAsInts().lanewise(AND, magnitude));
         }
         return Float.intBitsToFloat(amax.reduceLanes(MAX)); // exact in any order
     }
@@ -128,7 +134,7 @@ public final class Q8Activations {
         var magnitude = IntVector.broadcast(I8, 0x7FFFFFFF);
         var bits = IntVector.broadcast(I8, Float.floatToRawIntBits(amax));
         for (int i = at; i < at + n; i += F8.length()) {
-            var found = FloatVector.fromArray(F8, x, i).reinterpretAsInts().lanewise(AND, magnitude).compare(EQ, bits);
+            var found = F8_CLASS.cast(FloatVector.fromArray(F8, x, i)).reinterpretAsInts().lanewise(AND, magnitude).compare(EQ, bits);
             if (found.anyTrue()) return x[i + found.firstTrue()];
         }
         return 0f; // not reached: some value has the largest magnitude
@@ -147,14 +153,14 @@ public final class Q8Activations {
         for (int s = at; s < at + n; s += SUM_BLOCK) {
             var sum = IntVector.zero(I8);
             for (int i = s; i < s + SUM_BLOCK; i += F8.length()) {
-                var scaled = FloatVector.fromArray(F8, x, i).lanewise(MUL, factor).lanewise(ADD, rounding).lanewise(SUB, rounding);
-                var ints = ((IntVector) scaled.convertShape(F2I, I8, 0)).lanewise(MIN, largest);
+                var scaled = F8_CLASS.cast(FloatVector.fromArray(F8, x, i)).lanewise(MUL, factor).lanewise(ADD, rounding).lanewise(SUB, rounding);
+                var ints = I8_CLASS.cast(scaled.convertShape(F2I, I8, 0)).lanewise(MIN, largest);
                 sum = sum.lanewise(ADD, ints);
-                ((ShortVector) ints.convertShape(I2S, S8, 0)).intoArray(q, i);
+                S8_CLASS.cast(ints.convertShape(I2S, S8, 0)).intoArray(q, i);
             }
             sums[s / SUM_BLOCK] = sum.reduceLanes(ADD);
             for (int i = s; i < s + SUM_BLOCK; i += S16.length()) {
-                ((IntVector) ShortVector.fromArray(S16, q, i).reinterpretShape(I8, 0)).intoArray(pairs, i / 2);
+                I8_CLASS.cast(S16_CLASS.cast(ShortVector.fromArray(S16, q, i)).reinterpretShape(I8, 0)).intoArray(pairs, i / 2);
             }
         }
     }

@@ -13,7 +13,6 @@ import java.lang.foreign.MemorySegment;
 public final class BF16Matrix extends HalfMatrix {
     /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
     private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
 
     public BF16Matrix(int rows, int cols, MemorySegment data) {
         super(GGMLType.BF16, rows, cols, data);

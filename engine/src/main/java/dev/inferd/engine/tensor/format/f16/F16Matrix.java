@@ -17,7 +17,6 @@ import java.lang.foreign.MemorySegment;
 public final class F16Matrix extends HalfMatrix {
     /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
     private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
     private static final FloatVector EXPONENT_FIX = FloatVector.broadcast(F, 0x1p112f);
 
     public F16Matrix(int rows, int cols, MemorySegment data) {

@@ -6,7 +6,6 @@ import dev.inferd.engine.tensor.vector.Lanes;
 import dev.inferd.engine.tensor.product.FloatDotMatrix;
 import dev.inferd.engine.tensor.product.MappedMatrix;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 
@@ -16,8 +15,6 @@ import java.nio.ByteOrder;
 
 /** F32 weights: fused multiply-adds straight from the mapping. */
 public final class F32Matrix extends FloatDotMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 

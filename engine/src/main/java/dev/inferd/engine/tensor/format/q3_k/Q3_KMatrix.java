@@ -18,7 +18,6 @@ import java.lang.foreign.MemorySegment;
 public final class Q3_KMatrix extends BlockMatrix {
     /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
     private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
     private static final int BLOCK_BYTES = 110;
 
     public Q3_KMatrix(int rows, int cols, MemorySegment data) {

@@ -4,7 +4,6 @@ import dev.inferd.engine.tensor.product.IntDotMatrix;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
@@ -24,9 +23,6 @@ import java.lang.foreign.ValueLayout;
  * scaled sums stay far inside 32 bits.
  */
 public final class Q4_KMatrix extends IntDotMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<ShortVector> S16_CLASS = VectorClasses.of(S16);
-    private static final Class<IntVector> I8_CLASS = VectorClasses.of(I8);
     private static final int SUPER_BLOCK = 256;
     private static final int BLOCK_BYTES = 144;
     private static final int HALF_BLOCK = 16;

@@ -5,7 +5,6 @@ import dev.inferd.engine.tensor.product.IntDotMatrix;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
@@ -24,8 +23,6 @@ import java.lang.foreign.ValueLayout;
  * rows do not come in whole passes of {@link InterleavedRows}; the others read their copy.
  */
 public final class Q5_0Matrix extends IntDotMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<ShortVector> S16_CLASS = VectorClasses.of(S16);
     private static final int BLOCK_BYTES = 22;
     private static final int HALF_BLOCK = 16;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;

@@ -16,7 +16,6 @@ import java.lang.foreign.MemorySegment;
 public final class Q5_1Matrix extends BlockMatrix {
     /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
     private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
     private static final int BLOCK_BYTES = 24;
 
     public Q5_1Matrix(int rows, int cols, MemorySegment data) {

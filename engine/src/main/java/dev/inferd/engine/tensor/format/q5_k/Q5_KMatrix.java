@@ -5,7 +5,6 @@ import dev.inferd.engine.tensor.product.IntDotMatrix;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
@@ -25,9 +24,6 @@ import java.lang.foreign.ValueLayout;
  * {@link Q5_KInterleaved} copy; this stored-layout kernel serves the others.
  */
 public final class Q5_KMatrix extends IntDotMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<ShortVector> S16_CLASS = VectorClasses.of(S16);
-    private static final Class<IntVector> I8_CLASS = VectorClasses.of(I8);
     private static final int SUPER_BLOCK = 256;
     private static final int BLOCK_BYTES = 176;
     private static final int QH_AT = 16;

@@ -4,7 +4,6 @@ import dev.inferd.engine.tensor.product.IntDotMatrix;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
@@ -27,9 +26,6 @@ import java.util.Arrays;
  * made the method too big for C2.
  */
 public final class Q6_KMatrix extends IntDotMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<ShortVector> S16_CLASS = VectorClasses.of(S16);
-    private static final Class<IntVector> I8_CLASS = VectorClasses.of(I8);
     private static final int SUPER_BLOCK = 256;
     private static final int BLOCK_BYTES = 210;
 

@@ -6,7 +6,6 @@ import dev.inferd.engine.tensor.product.IntDotMatrix;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.ShortVector;
@@ -20,9 +19,6 @@ import java.lang.foreign.MemorySegment;
  * without leaving 16 bits, and their pair sums are formed in 32 bits.
  */
 public final class Q8_0Matrix extends IntDotMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<ShortVector> S16_CLASS = VectorClasses.of(S16);
-    private static final Class<FloatVector> F8_CLASS = VectorClasses.of(F8);
     private static final int BLOCK_BYTES = 34;
     private static final int HALF_BLOCK = 16;
 
