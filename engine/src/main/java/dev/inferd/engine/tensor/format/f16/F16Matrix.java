@@ -2,6 +2,7 @@ package dev.inferd.engine.tensor.format.f16;
 
 import dev.inferd.engine.tensor.product.HalfMatrix;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -14,6 +15,8 @@ import java.lang.foreign.MemorySegment;
  * Infinities and NaNs are not preserved; they do not occur in usable weights.
  */
 public final class F16Matrix extends HalfMatrix {
+    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
+    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final FloatVector EXPONENT_FIX = FloatVector.broadcast(F, 0x1p112f);
 
     public F16Matrix(int rows, int cols, MemorySegment data) {
@@ -25,7 +28,7 @@ public final class F16Matrix extends HalfMatrix {
     @Override
     public FloatVector widen(IntVector halves) {
         // halves are sign-extended: after the shift the sign sits in bits 28-31; keep only bit 31
-        return F_CLASS.cast(halves.lanewise(VectorOperators.LSHL, 13).and(0x8FFFFFFF).reinterpretAsFloats()).mul(EXPONENT_FIX);
+        return F_CLASS.cast(I_CLASS.cast(halves).lanewise(VectorOperators.LSHL, 13).and(0x8FFFFFFF).reinterpretAsFloats()).mul(EXPONENT_FIX);
     }
 
     @Override

@@ -32,7 +32,7 @@ public final class F32Matrix extends FloatDotMatrix {
         int bound = F.loopBound(cols);
         var acc = FloatVector.zero(F);
         int c = 0;
-        for (; c < bound; c += step) acc = load(rowOffset, c).fma(FloatVector.fromArray(F, x, xOffset + c), acc);
+        for (; c < bound; c += step) acc = F_CLASS.cast(load(rowOffset, c)).fma(FloatVector.fromArray(F, x, xOffset + c), acc);
         float sum = Lanes.sum(acc);
         for (; c < cols; c++) sum += data.get(F32, rowOffset + 4L * c) * x[xOffset + c];
         return sum;
@@ -49,7 +49,7 @@ public final class F32Matrix extends FloatDotMatrix {
         var a3 = FloatVector.zero(F);
         int c = 0;
         for (; c < bound; c += step) {
-            var w = load(rowOffset, c);
+            var w = F_CLASS.cast(load(rowOffset, c));
             a0 = w.fma(FloatVector.fromArray(F, x, xOffset + c), a0);
             a1 = w.fma(FloatVector.fromArray(F, x, x1 + c), a1);
             a2 = w.fma(FloatVector.fromArray(F, x, x2 + c), a2);

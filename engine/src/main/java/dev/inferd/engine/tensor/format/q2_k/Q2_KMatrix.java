@@ -2,6 +2,9 @@ package dev.inferd.engine.tensor.format.q2_k;
 
 import dev.inferd.engine.tensor.product.BlockMatrix;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -13,6 +16,8 @@ import java.lang.foreign.MemorySegment;
  * d * scale * q - dmin * min.
  */
 public final class Q2_KMatrix extends BlockMatrix {
+    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
+    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final int BLOCK_BYTES = 84;
 
     public Q2_KMatrix(int rows, int cols, MemorySegment data) {
@@ -40,8 +45,9 @@ public final class Q2_KMatrix extends BlockMatrix {
         for (int l = 0; l < 32; l += step) {
             int s = u8(sc + l / 16);
             float dl = d * (s & 0xF), ml = min * (s >>> 4);
-            var q = rawBytes(qs + l).lanewise(VectorOperators.ASHR, shift).lanewise(VectorOperators.AND, 3);
-            toFloat(q).mul(dl).sub(ml).intoArray(out, o + l);
+            var q = I_CLASS.cast(rawBytes(qs + l)).lanewise(VectorOperators.ASHR, shift).lanewise(VectorOperators.AND, 3);
+            var value = F_CLASS.cast(toFloat(q));
+            F_CLASS.cast(value.mul(dl).sub(ml)).intoArray(out, o + l);
         }
     }
 }

@@ -2,6 +2,9 @@ package dev.inferd.engine.tensor.format.q3_k;
 
 import dev.inferd.engine.tensor.product.BlockMatrix;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -13,6 +16,8 @@ import java.lang.foreign.MemorySegment;
  * scale {@code 8n + 2j + l/16}; value = d * (scale - 32) * q.
  */
 public final class Q3_KMatrix extends BlockMatrix {
+    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
+    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final int BLOCK_BYTES = 110;
 
     public Q3_KMatrix(int rows, int cols, MemorySegment data) {
@@ -41,10 +46,11 @@ public final class Q3_KMatrix extends BlockMatrix {
         int step = F.length();
         for (int l = 0; l < 32; l += step) {
             float dl = dAll * Q3_KReference.scale(data, scales, scale + l / 16);
-            var low = rawBytes(qs + l).lanewise(VectorOperators.ASHR, shift).lanewise(VectorOperators.AND, 3);
-            var high = rawBytes(hm + l).lanewise(VectorOperators.ASHR, bit).lanewise(VectorOperators.AND, 1)
+            var low = I_CLASS.cast(rawBytes(qs + l)).lanewise(VectorOperators.ASHR, shift).lanewise(VectorOperators.AND, 3);
+            var high = I_CLASS.cast(rawBytes(hm + l)).lanewise(VectorOperators.ASHR, bit).lanewise(VectorOperators.AND, 1)
                     .lanewise(VectorOperators.LSHL, 2);
-            toFloat(low.add(high).sub(4)).mul(dl).intoArray(out, o + l);
+            var value = F_CLASS.cast(toFloat(I_CLASS.cast(low).add(high).sub(4)));
+            F_CLASS.cast(value.mul(dl)).intoArray(out, o + l);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.tensor.product.ShortPanels;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -55,6 +56,8 @@ import static jdk.incubator.vector.VectorOperators.XOR;
  * not depend on the batch around it: every activation row takes the same {@link #dot} call.
  */
 public final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
+    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
+    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
     private static final int BLOCK = 32;
     private static final int STEPS = 4;
     private static final int STEP = LANE_STEP_BYTES;
@@ -180,9 +183,8 @@ public final class Q4_0Interleaved extends InterleavedRows implements ShortPanel
             acc1 = ((FloatVector) ints1.lanewise(SUB, IntVector.broadcast(GROUP_I, offset)).convertShape(I2F, GROUP_F, 0))
                     .lanewise(FMA, scales1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
         }
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
-        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
-        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
+        GROUP_F_CLASS.cast(acc0).intoArray(out, outIndex);
+        GROUP_F_CLASS.cast(acc1).intoArray(out, outIndex + GROUP);
     }
 
     /**
@@ -299,11 +301,10 @@ public final class Q4_0Interleaved extends InterleavedRows implements ShortPanel
                 pair += 2 * BLOCK_BYTES;
             }
         }
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
-        accA0.lanewise(ADD, minusZero).intoArray(out, outIndex);
-        accA1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
-        accB0.lanewise(ADD, minusZero).intoArray(out, outIndex + stride);
-        accB1.lanewise(ADD, minusZero).intoArray(out, outIndex + stride + GROUP);
+        GROUP_F_CLASS.cast(accA0).intoArray(out, outIndex);
+        GROUP_F_CLASS.cast(accA1).intoArray(out, outIndex + GROUP);
+        GROUP_F_CLASS.cast(accB0).intoArray(out, outIndex + stride);
+        GROUP_F_CLASS.cast(accB1).intoArray(out, outIndex + stride + GROUP);
     }
 
     @Override
@@ -365,7 +366,6 @@ public final class Q4_0Interleaved extends InterleavedRows implements ShortPanel
         var lowHalf = IntVector.broadcast(GROUP_I, 0x0000FFFF);
         var magic = IntVector.broadcast(GROUP_I, 0x4B008000);
         var magicValue = FloatVector.broadcast(GROUP_F, 8421376f); // 2^23 + 2^15
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f);
         for (int i = 0; i < count; i++) {
             int d = (b + i) * x.blocksPerRow + firstBlock;
             int o0 = cOffset + i * cStride;
@@ -388,10 +388,10 @@ public final class Q4_0Interleaved extends InterleavedRows implements ShortPanel
                 high1 = ((FloatVector) ints1.lanewise(ASHR, sixteen).convertShape(I2F, GROUP_F, 0))
                         .lanewise(FMA, FloatVector.fromArray(GROUP_F, scales, at + ROWS_PER_PASS + GROUP).lanewise(MUL, dx), high1);
             }
-            low0.lanewise(ADD, minusZero).intoArray(c, o0); // exact receivers for the stores: see InterleavedRows
-            high0.lanewise(ADD, minusZero).intoArray(c, o0 + GROUP);
-            low1.lanewise(ADD, minusZero).intoArray(c1, o1);
-            high1.lanewise(ADD, minusZero).intoArray(c1, o1 + GROUP);
+            GROUP_F_CLASS.cast(low0).intoArray(c, o0);
+            GROUP_F_CLASS.cast(high0).intoArray(c, o0 + GROUP);
+            GROUP_F_CLASS.cast(low1).intoArray(c1, o1);
+            GROUP_F_CLASS.cast(high1).intoArray(c1, o1 + GROUP);
         }
     }
 

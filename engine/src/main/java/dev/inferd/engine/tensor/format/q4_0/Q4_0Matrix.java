@@ -34,11 +34,11 @@ public final class Q4_0Matrix extends IntDotMatrix {
     @Override public GGMLType type() { return GGMLType.Q4_0; }
 
     private static ShortVector low(ShortVector raw) {
-        return raw.and((short) 0x0F).sub((short) 8);
+        return S16_CLASS.cast(raw).and((short) 0x0F).sub((short) 8);
     }
 
     private static ShortVector high(ShortVector raw) {
-        return raw.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).sub((short) 8);
+        return S16_CLASS.cast(raw).lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).sub((short) 8);
     }
 
     @Override
@@ -48,7 +48,7 @@ public final class Q4_0Matrix extends IntDotMatrix {
         int k = b * x.blocksPerRow;
         for (int c = b * cols, end = c + cols; c < end; c += BLOCK, block += BLOCK_BYTES, k++) {
             var raw = bytes(block + 2);
-            var products = low(raw).mul(activations(x, c)).add(high(raw).mul(activations(x, c + HALF_BLOCK)));
+            var products = S16_CLASS.cast(low(raw)).mul(activations(x, c)).add(S16_CLASS.cast(high(raw)).mul(activations(x, c + HALF_BLOCK)));
             acc = accumulate(smallPairSums(products), scale(block) * x.d[k], acc);
         }
         return sum(acc);
@@ -64,8 +64,8 @@ public final class Q4_0Matrix extends IntDotMatrix {
         int k0 = b * bpr, k1 = k0 + bpr;
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
             var raw = bytes(block + 2);
-            var lo = low(raw);
-            var hi = high(raw);
+            var lo = S16_CLASS.cast(low(raw));
+            var hi = S16_CLASS.cast(high(raw));
             float d = scale(block);
             a0 = accumulate(smallPairSums(lo.mul(activations(x, c0 + c)).add(hi.mul(activations(x, c0 + c + HALF_BLOCK)))), d * x.d[k0++], a0);
             a1 = accumulate(smallPairSums(lo.mul(activations(x, c1 + c)).add(hi.mul(activations(x, c1 + c + HALF_BLOCK)))), d * x.d[k1++], a1);
@@ -83,11 +83,12 @@ public final class Q4_0Matrix extends IntDotMatrix {
             // to floats a half at a time, the half a loop variable, ran as the Vector API's Java fallback
             // (a sixth of the samples of a lone 2048 x 2048 product of 512 prompt rows)
             for (int i = 0; i < HALF_BLOCK; i += 8) {
-                var raw = (IntVector) ByteVector.fromMemorySegment(ByteVector.SPECIES_64, data, block + 2 + i, LE)
-                        .convertShape(VectorOperators.B2I, I8, 0);
-                ((FloatVector) raw.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d).intoArray(out, offset + c + i);
-                ((FloatVector) raw.lanewise(VectorOperators.ASHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0)).mul(d)
-                        .intoArray(out, offset + c + HALF_BLOCK + i);
+                var raw = I8_CLASS.cast(ByteVector.fromMemorySegment(ByteVector.SPECIES_64, data, block + 2 + i, LE)
+                        .convertShape(VectorOperators.B2I, I8, 0));
+                var low = F8_CLASS.cast(raw.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0));
+                var high = F8_CLASS.cast(raw.lanewise(VectorOperators.ASHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F8, 0));
+                F8_CLASS.cast(low.mul(d)).intoArray(out, offset + c + i);
+                F8_CLASS.cast(high.mul(d)).intoArray(out, offset + c + HALF_BLOCK + i);
             }
         }
     }

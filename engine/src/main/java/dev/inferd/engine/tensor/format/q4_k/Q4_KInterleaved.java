@@ -5,6 +5,7 @@ import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.tensor.product.ShortPanels;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -52,6 +53,9 @@ import static jdk.incubator.vector.VectorOperators.S2I;
  * the same {@link #dot} call, so a row's result does not depend on the batch around it.
  */
 public final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
+    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
+    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
+    private static final Class<IntVector> GROUP_I_CLASS = VectorClasses.of(GROUP_I);
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 4;
@@ -126,12 +130,12 @@ public final class Q4_KInterleaved extends InterleavedRows implements ShortPanel
                 long unit = pair + (long) UNIT_BYTES * j;
                 int k = n * SUB_BLOCKS + j;
                 int ints = k * stride + lane;
-                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE).convertShape(B2I, GROUP_I, 0)).intoArray(panel.ints, ints);
-                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0))
+                GROUP_I_CLASS.cast(ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT, LE).convertShape(B2I, GROUP_I, 0)).intoArray(panel.ints, ints);
+                GROUP_I_CLASS.cast(ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0))
                         .intoArray(panel.ints, ints + GROUP);
-                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT, LE).convertShape(B2I, GROUP_I, 0))
+                GROUP_I_CLASS.cast(ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT, LE).convertShape(B2I, GROUP_I, 0))
                         .intoArray(panel.ints, second + ints);
-                ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0))
+                GROUP_I_CLASS.cast(ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + GROUP, LE).convertShape(B2I, GROUP_I, 0))
                         .intoArray(panel.ints, second + ints + GROUP);
                 nibbleStepsToShortPanel(unit + QS_AT, unit + QS_AT + SUB_BLOCK_BYTES, panel.values, k * SUB_BLOCK * stride + lane, stride);
             }
@@ -154,7 +158,6 @@ public final class Q4_KInterleaved extends InterleavedRows implements ShortPanel
         int[] ints = panel.ints;
         float[] floats = panel.floats;
         var sixteen = IntVector.broadcast(GROUP_I, 16);
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f);
         for (int i = 0; i < count; i++) {
             int d = (b + i) * x.blocksPerRow + firstBlock;
             int xsums = (b + i) * x.sumsPerRow + firstBlock * SUB_BLOCKS;
@@ -187,8 +190,8 @@ public final class Q4_KInterleaved extends InterleavedRows implements ShortPanel
                     low = ((FloatVector) msumLow.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromArray(GROUP_F, floats, second + at).lanewise(MUL, dx), low);
                     high = ((FloatVector) msumHigh.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, FloatVector.fromArray(GROUP_F, floats, second + at + GROUP).lanewise(MUL, dx), high);
                 }
-                low.lanewise(ADD, minusZero).intoArray(c, o); // exact receivers for the stores: see InterleavedRows
-                high.lanewise(ADD, minusZero).intoArray(c, o + GROUP);
+                GROUP_F_CLASS.cast(low).intoArray(c, o);
+                GROUP_F_CLASS.cast(high).intoArray(c, o + GROUP);
             }
         }
     }
@@ -302,9 +305,8 @@ public final class Q4_KInterleaved extends InterleavedRows implements ShortPanel
                 pair += 2 * BLOCK_BYTES;
             }
         }
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
-        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
-        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
+        GROUP_F_CLASS.cast(acc0).intoArray(out, outIndex);
+        GROUP_F_CLASS.cast(acc1).intoArray(out, outIndex + GROUP);
     }
 
     @Override
@@ -325,11 +327,11 @@ public final class Q4_KInterleaved extends InterleavedRows implements ShortPanel
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, 0);
-                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = valuesAt(pair, j, place);

@@ -5,6 +5,7 @@ import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -92,15 +93,15 @@ public final class Q4_KMatrix extends IntDotMatrix {
         var isum = IntVector.zero(I8);
         for (int p = 0; p < 4; p++) {
             long qs = block + 16 + 32 * p;
-            var w0 = bytes(qs);
-            var w1 = bytes(qs + HALF_BLOCK);
+            var w0 = S16_CLASS.cast(bytes(qs));
+            var w1 = S16_CLASS.cast(bytes(qs + HALF_BLOCK));
             int at = c + 64 * p;
             var low = w0.and((short) 0x0F).mul(activations(x, at))
                     .add(w1.and((short) 0x0F).mul(activations(x, at + HALF_BLOCK)));
             var high = w0.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(activations(x, at + 2 * HALF_BLOCK))
                     .add(w1.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).mul(activations(x, at + 3 * HALF_BLOCK)));
-            isum = isum.add(smallPairSums(low).mul(sixBits(scales, 2 * p)))
-                    .add(smallPairSums(high).mul(sixBits(scales, 2 * p + 1)));
+            isum = I8_CLASS.cast(isum).add(I8_CLASS.cast(smallPairSums(low)).mul(sixBits(scales, 2 * p)))
+                    .add(I8_CLASS.cast(smallPairSums(high)).mul(sixBits(scales, 2 * p + 1)));
         }
         return isum.reduceLanes(VectorOperators.ADD);
     }
@@ -133,18 +134,18 @@ public final class Q4_KMatrix extends IntDotMatrix {
         var isum1 = IntVector.zero(I8);
         for (int j = 0; j < 8; j++) {
             long qs = block + 16 + 32 * (j / 2);
-            var w0 = bytes(qs);
-            var w1 = bytes(qs + HALF_BLOCK);
+            var w0 = S16_CLASS.cast(bytes(qs));
+            var w1 = S16_CLASS.cast(bytes(qs + HALF_BLOCK));
             if (j % 2 == 1) {
                 w0 = w0.lanewise(VectorOperators.ASHR, 4);
                 w1 = w1.lanewise(VectorOperators.ASHR, 4);
             }
-            w0 = w0.and((short) 0x0F);
-            w1 = w1.and((short) 0x0F);
+            w0 = S16_CLASS.cast(w0).and((short) 0x0F);
+            w1 = S16_CLASS.cast(w1).and((short) 0x0F);
             int scale = sixBits(scales, j);
             int at0 = c0 + 32 * j, at1 = c1 + 32 * j;
-            isum0 = isum0.add(smallPairSums(w0.mul(activations(x, at0)).add(w1.mul(activations(x, at0 + HALF_BLOCK)))).mul(scale));
-            isum1 = isum1.add(smallPairSums(w0.mul(activations(x, at1)).add(w1.mul(activations(x, at1 + HALF_BLOCK)))).mul(scale));
+            isum0 = I8_CLASS.cast(isum0).add(I8_CLASS.cast(smallPairSums(w0.mul(activations(x, at0)).add(w1.mul(activations(x, at0 + HALF_BLOCK))))).mul(scale));
+            isum1 = I8_CLASS.cast(isum1).add(I8_CLASS.cast(smallPairSums(w0.mul(activations(x, at1)).add(w1.mul(activations(x, at1 + HALF_BLOCK))))).mul(scale));
         }
         pair[0] = isum0.reduceLanes(VectorOperators.ADD);
         pair[1] = isum1.reduceLanes(VectorOperators.ADD);

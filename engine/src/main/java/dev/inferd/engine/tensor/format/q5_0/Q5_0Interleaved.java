@@ -3,6 +3,7 @@ package dev.inferd.engine.tensor.format.q5_0;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -45,6 +46,8 @@ import static jdk.incubator.vector.VectorOperators.S2I;
  * {@link #dot} call, so a row's result does not depend on the batch around it.
  */
 public final class Q5_0Interleaved extends InterleavedRows {
+    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
+    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
     private static final int BLOCK = 32;
     private static final int STEPS = 5;
     private static final int STEP = LANE_STEP_BYTES;
@@ -192,9 +195,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
             acc0 = ((FloatVector) ints0.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales0.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc0);
             acc1 = ((FloatVector) ints1.convertShape(I2F, GROUP_F, 0)).lanewise(FMA, scales1.lanewise(MUL, FloatVector.broadcast(GROUP_F, d)), acc1);
         }
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
-        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
-        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
+        GROUP_F_CLASS.cast(acc0).intoArray(out, outIndex);
+        GROUP_F_CLASS.cast(acc1).intoArray(out, outIndex + GROUP);
     }
 
     /**
@@ -225,8 +227,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     int i = FIELDS * s + f;
                     var low = step.lanewise(LSHL, IntVector.broadcast(GROUP_I, 26 - 5 * f)).lanewise(ASHR, twentySeven);
                     var high = step.lanewise(LSHL, IntVector.broadcast(GROUP_I, 10 - 5 * f)).lanewise(ASHR, twentySeven);
-                    ((FloatVector) low.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 2 * i * stride);
-                    ((FloatVector) high.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + (2 * i + 1) * stride);
+                    GROUP_F_CLASS.cast(((FloatVector) low.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + 2 * i * stride);
+                    GROUP_F_CLASS.cast(((FloatVector) high.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + (2 * i + 1) * stride);
                 }
                 if (s == 0) {
                     lastLow = step.lanewise(LSHL, thirtyOne).lanewise(ASHR, thirtyOne);
@@ -236,8 +238,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     lastHigh = lastHigh.lanewise(ADD, lastHigh).lanewise(ADD, step.lanewise(LSHR, sixteen).lanewise(AND, one));
                 }
             }
-            ((FloatVector) lastLow.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 30 * stride);
-            ((FloatVector) lastHigh.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 31 * stride);
+            GROUP_F_CLASS.cast(((FloatVector) lastLow.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + 30 * stride);
+            GROUP_F_CLASS.cast(((FloatVector) lastHigh.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + 31 * stride);
         }
     }
 

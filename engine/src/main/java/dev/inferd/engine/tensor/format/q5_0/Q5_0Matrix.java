@@ -44,8 +44,8 @@ public final class Q5_0Matrix extends IntDotMatrix {
 
     /** The nibbles minus 16 where the lane's bit of {@code high} (16 fifth bits) is clear. */
     private static ShortVector values(ShortVector nibbles, int high) {
-        var clear = ShortVector.broadcast(S16, (short) high).and(BITS).compare(VectorOperators.EQ, 0);
-        return nibbles.sub(ShortVector.zero(S16).blend((short) 16, clear));
+        var clear = S16_CLASS.cast(ShortVector.broadcast(S16, (short) high)).and(BITS).compare(VectorOperators.EQ, 0);
+        return S16_CLASS.cast(nibbles).sub(S16_CLASS.cast(ShortVector.zero(S16)).blend((short) 16, clear));
     }
 
     @Override
@@ -55,7 +55,7 @@ public final class Q5_0Matrix extends IntDotMatrix {
         int k = b * x.blocksPerRow;
         for (int c = b * cols, end = c + cols; c < end; c += BLOCK, block += BLOCK_BYTES, k++) {
             int qh = data.get(U32, block + 2);
-            var raw = bytes(block + 6);
+            var raw = S16_CLASS.cast(bytes(block + 6));
             var lo = values(raw.and((short) 0x0F), qh);
             var hi = values(raw.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F), qh >>> 16);
             var products = lo.mul(activations(x, c)).add(hi.mul(activations(x, c + HALF_BLOCK)));
@@ -73,7 +73,7 @@ public final class Q5_0Matrix extends IntDotMatrix {
         int k0 = b * x.blocksPerRow, k1 = k0 + x.blocksPerRow;
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
             int qh = data.get(U32, block + 2);
-            var raw = bytes(block + 6);
+            var raw = S16_CLASS.cast(bytes(block + 6));
             var lo = values(raw.and((short) 0x0F), qh);
             var hi = values(raw.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F), qh >>> 16);
             float d = scale(block);

@@ -2,7 +2,9 @@ package dev.inferd.engine.tensor.format.q5_1;
 
 import dev.inferd.engine.tensor.product.BlockMatrix;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -12,6 +14,8 @@ import java.lang.foreign.MemorySegment;
  * bits and 16 bytes of low nibbles, laid out as in Q5_0; value = q * d + m.
  */
 public final class Q5_1Matrix extends BlockMatrix {
+    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
+    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final int BLOCK_BYTES = 24;
 
     public Q5_1Matrix(int rows, int cols, MemorySegment data) {
@@ -25,11 +29,11 @@ public final class Q5_1Matrix extends BlockMatrix {
             float d = half(at), m = half(at + 2);
             int qh = data.get(U32, at + 4);
             for (int k = 0; k < 16; k += step) {
-                var q = bytes(at + 8 + k);
-                var lo = q.lanewise(VectorOperators.AND, 0xF).or(fifthBits(qh >>> k));
-                var hi = q.lanewise(VectorOperators.LSHR, 4).or(fifthBits(qh >>> (16 + k)));
-                toFloat(lo).mul(d).add(m).intoArray(out, o + k);
-                toFloat(hi).mul(d).add(m).intoArray(out, o + 16 + k);
+                var q = I_CLASS.cast(bytes(at + 8 + k));
+                var lo = F_CLASS.cast(toFloat(q.lanewise(VectorOperators.AND, 0xF).or(fifthBits(qh >>> k))));
+                var hi = F_CLASS.cast(toFloat(q.lanewise(VectorOperators.LSHR, 4).or(fifthBits(qh >>> (16 + k)))));
+                F_CLASS.cast(lo.mul(d).add(m)).intoArray(out, o + k);
+                F_CLASS.cast(hi.mul(d).add(m)).intoArray(out, o + 16 + k);
             }
         }
     }

@@ -4,6 +4,7 @@ import dev.inferd.engine.tensor.format.q4_k.Q4_KMatrix;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -52,6 +53,8 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * same {@link #dot} call, so a row's result does not depend on the batch around it.
  */
 public final class Q5_KInterleaved extends InterleavedRows {
+    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
+    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 6;
@@ -217,9 +220,8 @@ public final class Q5_KInterleaved extends InterleavedRows {
                 pair += 2 * BLOCK_BYTES;
             }
         }
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
-        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
-        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
+        GROUP_F_CLASS.cast(acc0).intoArray(out, outIndex);
+        GROUP_F_CLASS.cast(acc1).intoArray(out, outIndex + GROUP);
     }
 
     @Override
@@ -240,11 +242,11 @@ public final class Q5_KInterleaved extends InterleavedRows {
             for (int j = 0; j < SUB_BLOCKS; j++) {
                 long unit = pair + (long) UNIT_BYTES * j;
                 // the kernel's conversion (B2I) and a mask rather than ZERO_EXTEND_B2I: see InterleavedRows
-                d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(d.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + SCALES_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, 0);
-                dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
-                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0))
+                GROUP_F_CLASS.cast(dmin.lanewise(MUL, (FloatVector) ((IntVector) ByteVector.fromMemorySegment(GROUP_B, data, unit + MINS_AT + ofGroup, LE)
+                        .convertShape(B2I, GROUP_I, 0)).lanewise(AND, IntVector.broadcast(GROUP_I, 0xFF)).convertShape(I2F, GROUP_F, 0)))
                         .intoArray(scales, GROUP);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 long steps = valuesAt(pair, j, place);
@@ -269,8 +271,8 @@ public final class Q5_KInterleaved extends InterleavedRows {
         var rows = IntVector.fromMemorySegment(GROUP_I, data, at, LE);
         var v = rows.lanewise(LSHL, IntVector.broadcast(GROUP_I, 32 - width - shift)).lanewise(ASHR, IntVector.broadcast(GROUP_I, 32 - width));
         var q = v.lanewise(ADD, IntVector.broadcast(GROUP_I, 16));
-        ((FloatVector) q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
-                .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP)).intoArray(panel, column);
+        GROUP_F_CLASS.cast(((FloatVector) q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
+                .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP))).intoArray(panel, column);
     }
 
     /** As the stored decoding (ggml's): {@code d * scale * q - dmin * min}, each product rounded on its own. */

@@ -52,7 +52,7 @@ public final class Q5_KMatrix extends IntDotMatrix {
 
     /** Sub-block {@code j}'s 16 values from column {@code l}: nibbles {@code w} (shifted down already) with fifth bits {@code h}. */
     private static ShortVector withFifthBits(ShortVector w, ShortVector h, int j) {
-        return w.and((short) 0x0F).or(h.lanewise(VectorOperators.ASHR, j).and((short) 1).lanewise(VectorOperators.LSHL, 4));
+        return S16_CLASS.cast(w).and((short) 0x0F).or(S16_CLASS.cast(h).lanewise(VectorOperators.ASHR, j).and((short) 1).lanewise(VectorOperators.LSHL, 4));
     }
 
     /**
@@ -62,19 +62,19 @@ public final class Q5_KMatrix extends IntDotMatrix {
      */
     private int integerDot(long block, Q8Activations x, int c, long scales) {
         var isum = IntVector.zero(I8);
-        var h0 = bytes(block + QH_AT);
-        var h1 = bytes(block + QH_AT + HALF_BLOCK);
+        var h0 = S16_CLASS.cast(bytes(block + QH_AT));
+        var h1 = S16_CLASS.cast(bytes(block + QH_AT + HALF_BLOCK));
         for (int p = 0; p < 4; p++) {
             long qs = block + QS_AT + 32 * p;
-            var w0 = bytes(qs);
-            var w1 = bytes(qs + HALF_BLOCK);
+            var w0 = S16_CLASS.cast(bytes(qs));
+            var w1 = S16_CLASS.cast(bytes(qs + HALF_BLOCK));
             int at = c + 64 * p;
-            var low = withFifthBits(w0, h0, 2 * p).mul(activations(x, at))
-                    .add(withFifthBits(w1, h1, 2 * p).mul(activations(x, at + HALF_BLOCK)));
-            var high = withFifthBits(w0.lanewise(VectorOperators.ASHR, 4), h0, 2 * p + 1).mul(activations(x, at + 2 * HALF_BLOCK))
-                    .add(withFifthBits(w1.lanewise(VectorOperators.ASHR, 4), h1, 2 * p + 1).mul(activations(x, at + 3 * HALF_BLOCK)));
-            isum = isum.add(smallPairSums(low).mul((int) (scales >>> 16 * p) & 0xFF))
-                    .add(smallPairSums(high).mul((int) (scales >>> 16 * p + 8) & 0xFF));
+            var low = S16_CLASS.cast(withFifthBits(w0, h0, 2 * p)).mul(activations(x, at))
+                    .add(S16_CLASS.cast(withFifthBits(w1, h1, 2 * p)).mul(activations(x, at + HALF_BLOCK)));
+            var high = S16_CLASS.cast(withFifthBits(w0.lanewise(VectorOperators.ASHR, 4), h0, 2 * p + 1)).mul(activations(x, at + 2 * HALF_BLOCK))
+                    .add(S16_CLASS.cast(withFifthBits(w1.lanewise(VectorOperators.ASHR, 4), h1, 2 * p + 1)).mul(activations(x, at + 3 * HALF_BLOCK)));
+            isum = I8_CLASS.cast(isum).add(I8_CLASS.cast(smallPairSums(low)).mul((int) (scales >>> 16 * p) & 0xFF))
+                    .add(I8_CLASS.cast(smallPairSums(high)).mul((int) (scales >>> 16 * p + 8) & 0xFF));
         }
         return isum.reduceLanes(VectorOperators.ADD);
     }

@@ -3,6 +3,7 @@ package dev.inferd.engine.tensor.format.q6_k;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -60,6 +61,9 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  * call, so a row's result does not depend on the batch around it.
  */
 public final class Q6_KInterleaved extends InterleavedRows {
+    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
+    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
+    private static final Class<ShortVector> STEP_S_CLASS = VectorClasses.of(STEP_S);
     private static final int SUPER_BLOCK = 256;
     private static final int SUB_BLOCKS = 16;
     private static final int SUB_BLOCK = 16;
@@ -228,9 +232,8 @@ public final class Q6_KInterleaved extends InterleavedRows {
                 block += 2 * BLOCK_BYTES;
             }
         }
-        var minusZero = FloatVector.broadcast(GROUP_F, -0f); // exact receivers for the stores: see InterleavedRows
-        acc0.lanewise(ADD, minusZero).intoArray(out, outIndex);
-        acc1.lanewise(ADD, minusZero).intoArray(out, outIndex + GROUP);
+        GROUP_F_CLASS.cast(acc0).intoArray(out, outIndex);
+        GROUP_F_CLASS.cast(acc1).intoArray(out, outIndex + GROUP);
     }
 
     @Override
@@ -243,8 +246,8 @@ public final class Q6_KInterleaved extends InterleavedRows {
             long pair = pairAt(group, firstBlock + k);
             var d = FloatVector.fromMemorySegment(GROUP_F, data, pair + D_AT + (long) place * GROUP * Float.BYTES, LE);
             for (int j = 0; j < SUB_BLOCKS; j++) {
-                d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, scalesAt(pair, j) + (long) place * GROUP, LE)
-                        .convertShape(B2F, GROUP_F, 0)).intoArray(scales, 0);
+                GROUP_F_CLASS.cast(d.lanewise(MUL, (FloatVector) ByteVector.fromMemorySegment(GROUP_B, data, scalesAt(pair, j) + (long) place * GROUP, LE)
+                        .convertShape(B2F, GROUP_F, 0))).intoArray(scales, 0);
                 var scale = FloatVector.fromArray(GROUP_F, scales, 0);
                 int column = (k * SUB_BLOCKS + j) * SUB_BLOCK * stride + lane;
                 decodeSteps(valuesAt(pair, j, place), steps);
@@ -253,8 +256,8 @@ public final class Q6_KInterleaved extends InterleavedRows {
                     var values = (IntVector) ShortVector.fromArray(STEP_S, steps, s * 2 * GROUP).reinterpretShape(GROUP_I, 0);
                     var even = values.lanewise(LSHL, sixteen).lanewise(ASHR, sixteen);
                     var odd = values.lanewise(ASHR, sixteen);
-                    ((FloatVector) even.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + 2 * s * stride);
-                    ((FloatVector) odd.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column + (2 * s + 1) * stride);
+                    GROUP_F_CLASS.cast(((FloatVector) even.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + 2 * s * stride);
+                    GROUP_F_CLASS.cast(((FloatVector) odd.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column + (2 * s + 1) * stride);
                 }
             }
         }
@@ -274,14 +277,14 @@ public final class Q6_KInterleaved extends InterleavedRows {
         var b = ShortVector.fromMemorySegment(STEP_S, data, values + STEP, LE);
         var c = ShortVector.fromMemorySegment(STEP_S, data, values + 2 * STEP, LE);
         int n = 2 * GROUP;
-        a.lanewise(LSHL, six).lanewise(ASHR, ten).intoArray(steps, 0);
-        a.lanewise(ASHR, ten).intoArray(steps, n);
-        b.lanewise(LSHL, six).lanewise(ASHR, ten).intoArray(steps, 2 * n);
-        b.lanewise(ASHR, ten).intoArray(steps, 3 * n);
-        c.lanewise(LSHL, ten).lanewise(ASHR, ten).intoArray(steps, 4 * n);
-        c.lanewise(LSHL, four).lanewise(ASHR, ten).intoArray(steps, 5 * n);
-        c.lanewise(LSHL, two).lanewise(ASHR, ten).lanewise(BITWISE_BLEND, a, lowNibble).intoArray(steps, 6 * n);
-        c.lanewise(ASHR, ten).lanewise(BITWISE_BLEND, b, lowNibble).intoArray(steps, 7 * n);
+        STEP_S_CLASS.cast(a.lanewise(LSHL, six).lanewise(ASHR, ten)).intoArray(steps, 0);
+        STEP_S_CLASS.cast(a.lanewise(ASHR, ten)).intoArray(steps, n);
+        STEP_S_CLASS.cast(b.lanewise(LSHL, six).lanewise(ASHR, ten)).intoArray(steps, 2 * n);
+        STEP_S_CLASS.cast(b.lanewise(ASHR, ten)).intoArray(steps, 3 * n);
+        STEP_S_CLASS.cast(c.lanewise(LSHL, ten).lanewise(ASHR, ten)).intoArray(steps, 4 * n);
+        STEP_S_CLASS.cast(c.lanewise(LSHL, four).lanewise(ASHR, ten)).intoArray(steps, 5 * n);
+        STEP_S_CLASS.cast(c.lanewise(LSHL, two).lanewise(ASHR, ten).lanewise(BITWISE_BLEND, a, lowNibble)).intoArray(steps, 6 * n);
+        STEP_S_CLASS.cast(c.lanewise(ASHR, ten).lanewise(BITWISE_BLEND, b, lowNibble)).intoArray(steps, 7 * n);
     }
 
     /** As the stored decoding (ggml's): {@code d * scale * (q - 32)}, the first product rounded on its own. */

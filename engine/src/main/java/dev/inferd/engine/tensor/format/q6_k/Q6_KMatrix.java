@@ -65,14 +65,16 @@ public final class Q6_KMatrix extends IntDotMatrix {
     private void quarters(long block, int n, int h, int odd, Q8Activations x, int c, int[] lanes) {
         long scales = block + 192 + 8 * n + h + 2 * odd;
         int at = c + 128 * n + 16 * h + 32 * odd;
-        var low = bytes(block + 64 * n + 32 * odd + 16 * h);
-        var high = bytes(block + 128 + 32 * n + 16 * h);
+        // read before the decoding: read after it, past C2's inlining budget, the load dispatched on a shared profile
+        var total = I8_CLASS.cast(IntVector.fromArray(I8, lanes, 0));
+        var low = S16_CLASS.cast(bytes(block + 64 * n + 32 * odd + 16 * h));
+        var high = S16_CLASS.cast(bytes(block + 128 + 32 * n + 16 * h));
         if (odd != 0) high = high.lanewise(VectorOperators.ASHR, 2);
         var q = low.and((short) 0x0F).or(high.lanewise(VectorOperators.LSHL, 4).and((short) 0x30));
-        var sum = smallPairSums(q.sub((short) 32).mul(activations(x, at))).mul(scale8(scales));
+        var sum = I8_CLASS.cast(smallPairSums(q.sub((short) 32).mul(activations(x, at)))).mul(scale8(scales));
         q = low.lanewise(VectorOperators.ASHR, 4).and((short) 0x0F).or(high.and((short) 0x30));
-        sum = sum.add(smallPairSums(q.sub((short) 32).mul(activations(x, at + 64))).mul(scale8(scales + 4)));
-        IntVector.fromArray(I8, lanes, 0).add(sum).intoArray(lanes, 0);
+        sum = sum.add(I8_CLASS.cast(smallPairSums(q.sub((short) 32).mul(activations(x, at + 64)))).mul(scale8(scales + 4)));
+        I8_CLASS.cast(total.add(sum)).intoArray(lanes, 0);
     }
 
     private int scale8(long at) {

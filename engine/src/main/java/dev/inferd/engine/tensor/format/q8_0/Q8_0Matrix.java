@@ -8,6 +8,7 @@ import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -34,8 +35,8 @@ public final class Q8_0Matrix extends IntDotMatrix {
         long block = rowOffset;
         int k = b * x.blocksPerRow;
         for (int c = b * cols, end = c + cols; c < end; c += BLOCK, block += BLOCK_BYTES, k++) {
-            var products = bytes(block + 2).mul(activations(x, c))
-                    .add(bytes(block + 2 + HALF_BLOCK).mul(activations(x, c + HALF_BLOCK)));
+            var products = S16_CLASS.cast(bytes(block + 2)).mul(activations(x, c))
+                    .add(S16_CLASS.cast(bytes(block + 2 + HALF_BLOCK)).mul(activations(x, c + HALF_BLOCK)));
             acc = accumulate(pairSums(products), scale(block) * x.d[k], acc);
         }
         return sum(acc);
@@ -50,8 +51,8 @@ public final class Q8_0Matrix extends IntDotMatrix {
         int c0 = b * cols, c1 = c0 + cols;
         int k0 = b * bpr, k1 = k0 + bpr;
         for (int c = 0; c < cols; c += BLOCK, block += BLOCK_BYTES) {
-            var lo = bytes(block + 2);
-            var hi = bytes(block + 2 + HALF_BLOCK);
+            var lo = S16_CLASS.cast(bytes(block + 2));
+            var hi = S16_CLASS.cast(bytes(block + 2 + HALF_BLOCK));
             float d = scale(block);
             a0 = accumulate(pairSums(lo.mul(activations(x, c0 + c)).add(hi.mul(activations(x, c0 + c + HALF_BLOCK)))), d * x.d[k0++], a0);
             a1 = accumulate(pairSums(lo.mul(activations(x, c1 + c)).add(hi.mul(activations(x, c1 + c + HALF_BLOCK)))), d * x.d[k1++], a1);
@@ -68,8 +69,9 @@ public final class Q8_0Matrix extends IntDotMatrix {
             // eight bytes at a time straight to floats: a conversion part given by a loop variable is
             // not compiled to vector code
             for (int i = 0; i < BLOCK; i += 8) {
-                ((FloatVector) ByteVector.fromMemorySegment(ByteVector.SPECIES_64, data, block + 2 + i, LE)
-                        .convertShape(VectorOperators.B2F, F8, 0)).mul(d).intoArray(out, offset + c + i);
+                var values = F8_CLASS.cast(ByteVector.fromMemorySegment(ByteVector.SPECIES_64, data, block + 2 + i, LE)
+                        .convertShape(VectorOperators.B2F, F8, 0));
+                F8_CLASS.cast(values.mul(d)).intoArray(out, offset + c + i);
             }
         }
     }
