@@ -37,7 +37,9 @@ class KernelsDispatchStaticallyTest {
     void noCompiledEngineMethodDispatchesAVectorCallOnASharedProfile(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("compilation.log");
         OwnJvm.run(WarmUps.class, CompileLog.flags(log), dir.toString());
-        var compiles = CompileLog.c2Compiles(log).stream().filter(c -> c.method().startsWith("dev.inferd.engine.")).toList();
+        // an OSR compile serves only a loop that started in the interpreter: a warm-up's first calls
+        var compiles = CompileLog.c2Compiles(log).stream()
+                .filter(c -> c.method().startsWith("dev.inferd.engine.") && !c.osr()).toList();
         assertThat(compiles).as("C2's compiles of the engine's methods").isNotEmpty();
         List<String> dispatched = compiles.stream()
                 .flatMap(c -> c.sharedProfileCalls().stream().map(call -> c.method().split(" \\(")[0] + ": " + call))

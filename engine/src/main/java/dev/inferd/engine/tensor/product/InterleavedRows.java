@@ -1,5 +1,6 @@
 package dev.inferd.engine.tensor.product;
 
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
@@ -65,7 +66,13 @@ public abstract class InterleavedRows {
     /** For decoding one row's values ({@link #decode}), whatever the group. */
     public static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     public static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
-    public static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
+    public static final VectorSpecies<Long> L1 = LongVector.SPECIES_64;
+    /** The vector classes of those species, and of a row's eight bytes, to type vectors exactly ({@link VectorClasses}). */
+    public static final Class<ShortVector> STEP_S_CLASS = VectorClasses.of(STEP_S);
+    public static final Class<IntVector> GROUP_I_CLASS = VectorClasses.of(GROUP_I);
+    public static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
+    public static final Class<FloatVector> F8_CLASS = VectorClasses.of(F8);
+    private static final Class<ByteVector> ROW_BYTES_CLASS = VectorClasses.of(ByteVector.SPECIES_64);
     public static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     public static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     public static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
@@ -197,9 +204,9 @@ public abstract class InterleavedRows {
 
     /** A group's scales stored as halves at {@code at}, as floats into {@code out[offset ..+ GROUP)}: the kernels' widening. */
     public final void widenHalves(long at, float[] out, int offset) {
-        ((FloatVector) ((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(S2I, GROUP_I, 0))
+        GROUP_F_CLASS.cast(GROUP_F_CLASS.cast(((IntVector) ShortVector.fromMemorySegment(GROUP_S, data, at, LE).convertShape(S2I, GROUP_I, 0))
                 .lanewise(LSHL, IntVector.broadcast(GROUP_I, 13)).lanewise(AND, IntVector.broadcast(GROUP_I, HALF_SIGN_AND_MAGNITUDE))
-                .reinterpretShape(GROUP_F, 0)).lanewise(MUL, FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX)).intoArray(out, offset);
+                .reinterpretShape(GROUP_F, 0)).lanewise(MUL, FloatVector.broadcast(GROUP_F, HALF_EXPONENT_FIX))).intoArray(out, offset);
     }
 
     /** Per-thread room for a block's row scales ({@code [0, GROUP)}) and mins ({@code [GROUP, 2 GROUP)}) while it goes into a panel. */
@@ -216,8 +223,8 @@ public abstract class InterleavedRows {
         var low = pairs.lanewise(LSHL, IntVector.broadcast(GROUP_I, 24))
                 .lanewise(ASHR, IntVector.broadcast(GROUP_I, 24));
         var high = pairs.lanewise(ASHR, IntVector.broadcast(GROUP_I, 8));
-        ((FloatVector) low.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale).intoArray(panel, column);
-        ((FloatVector) high.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)
+        GROUP_F_CLASS.cast(GROUP_F_CLASS.cast(low.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale)).intoArray(panel, column);
+        GROUP_F_CLASS.cast(GROUP_F_CLASS.cast(high.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, scale))
                 .intoArray(panel, column + stride);
     }
 
@@ -233,8 +240,8 @@ public abstract class InterleavedRows {
         // the step read as ints, a row's two lanes each, and every nibble masked
         var q = IntVector.fromMemorySegment(GROUP_I, data, at, LE).lanewise(LSHR, IntVector.broadcast(GROUP_I, 4 * n))
                 .lanewise(AND, IntVector.broadcast(GROUP_I, 0xF)).lanewise(SUB, IntVector.broadcast(GROUP_I, offset));
-        ((FloatVector) q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
-                .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP)).intoArray(panel, column);
+        GROUP_F_CLASS.cast(GROUP_F_CLASS.cast(q.convertShape(I2F, GROUP_F, 0)).lanewise(MUL, FloatVector.fromArray(GROUP_F, scales, 0))
+                .lanewise(SUB, FloatVector.fromArray(GROUP_F, scales, GROUP))).intoArray(panel, column);
     }
 
     /**
@@ -263,8 +270,8 @@ public abstract class InterleavedRows {
                 var even = q0.lanewise(AND, low).lanewise(OR, q1.lanewise(LSHL, sixteen));
                 var odd = q0.lanewise(LSHR, sixteen).lanewise(OR, q1.lanewise(AND, high));
                 int at = column + (8 * s + 2 * f) * stride;
-                ((ShortVector) even.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, at);
-                ((ShortVector) odd.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight).intoArray(panel, at + stride);
+                STEP_S_CLASS.cast(STEP_S_CLASS.cast(even.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight)).intoArray(panel, at);
+                STEP_S_CLASS.cast(STEP_S_CLASS.cast(odd.reinterpretShape(STEP_S, 0)).lanewise(SUB, eight)).intoArray(panel, at + stride);
             }
         }
     }
@@ -296,15 +303,17 @@ public abstract class InterleavedRows {
     }
 
     /**
-     * Row {@code r}'s sixteen bytes of the eight steps from {@code steps}, in its own order (in the copies'
-     * step layout, bytes {@code 2r} and {@code 2r + 1} of step s hold the row's bytes 2s and 2s + 1).
+     * Row {@code r}'s eight bytes of steps 0-3 ({@code half} 0) or 4-7 (half 1) from {@code steps}, in its own order
+     * (in the copies' step layout, bytes {@code 2r} and {@code 2r + 1} of step s hold the row's bytes 2s and 2s + 1).
+     * Eight bytes a vector, so that each converts as its part 0: part 1 of a conversion slices inside the JDK, on a
+     * vector whose class C2 does not know ({@link VectorClasses}).
      */
-    public final ByteVector rowBytes(long steps, int r) {
-        return (ByteVector) LongVector.zero(L2).withLane(0, rowBytes(steps, r, 0)).withLane(1, rowBytes(steps, r, 1)).reinterpretShape(ByteVector.SPECIES_128, 0);
+    public final ByteVector rowBytes(long steps, int r, int half) {
+        return ROW_BYTES_CLASS.cast(LongVector.broadcast(L1, rowLong(steps, r, half)).reinterpretShape(ByteVector.SPECIES_64, 0));
     }
 
-    /** Eight of {@link #rowBytes(long, int)}'s bytes as a long: {@code half} 0 from steps 0-3, 1 from steps 4-7. */
-    private long rowBytes(long steps, int r, int half) {
+    /** {@link #rowBytes}'s eight bytes as a long. */
+    private long rowLong(long steps, int r, int half) {
         long at = steps + 2L * r + (long) half * 4 * STEP_BYTES;
         return (data.get(SHORT, at) & 0xFFFFL) | (data.get(SHORT, at + STEP_BYTES) & 0xFFFFL) << 16
                 | (data.get(SHORT, at + 2 * STEP_BYTES) & 0xFFFFL) << 32 | (long) data.get(SHORT, at + 3 * STEP_BYTES) << 48;

@@ -5,7 +5,6 @@ import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.tensor.product.ShortPanels;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -56,8 +55,6 @@ import static jdk.incubator.vector.VectorOperators.XOR;
  * not depend on the batch around it: every activation row takes the same {@link #dot} call.
  */
 public final class Q4_0Interleaved extends InterleavedRows implements ShortPanels {
-    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
-    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
     private static final int BLOCK = 32;
     private static final int STEPS = 4;
     private static final int STEP = LANE_STEP_BYTES;

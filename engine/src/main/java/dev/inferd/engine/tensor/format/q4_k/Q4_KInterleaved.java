@@ -5,7 +5,6 @@ import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.tensor.product.ShortPanels;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -53,9 +52,6 @@ import static jdk.incubator.vector.VectorOperators.S2I;
  * the same {@link #dot} call, so a row's result does not depend on the batch around it.
  */
 public final class Q4_KInterleaved extends InterleavedRows implements ShortPanels {
-    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
-    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
-    private static final Class<IntVector> GROUP_I_CLASS = VectorClasses.of(GROUP_I);
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 4;

@@ -3,7 +3,6 @@ package dev.inferd.engine.tensor.format.q5_0;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -46,8 +45,6 @@ import static jdk.incubator.vector.VectorOperators.S2I;
  * {@link #dot} call, so a row's result does not depend on the batch around it.
  */
 public final class Q5_0Interleaved extends InterleavedRows {
-    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
-    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
     private static final int BLOCK = 32;
     private static final int STEPS = 5;
     private static final int STEP = LANE_STEP_BYTES;
@@ -115,11 +112,23 @@ public final class Q5_0Interleaved extends InterleavedRows {
             int p = kb * (BLOCK / 2);
             long steps0 = pair + 2 * SCALE_BYTES; // stepsAt written out: see InterleavedRows
             long steps1 = steps0 + STEPS_BYTES;
+            // every step's weights loaded first: parsed after the steps' arithmetic, the last loads came past C2's
+            // live-node budget for inlining, and a load left to a later inlining dispatched on a shared profile
+            var a0 = ShortVector.fromMemorySegment(STEP_S, data, steps0, LE);
+            var b0 = ShortVector.fromMemorySegment(STEP_S, data, steps1, LE);
+            var a1 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + STEP, LE);
+            var b1 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + STEP, LE);
+            var a2 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 2 * STEP, LE);
+            var b2 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 2 * STEP, LE);
+            var a3 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 3 * STEP, LE);
+            var b3 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 3 * STEP, LE);
+            var a4 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 4 * STEP, LE);
+            var b4 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 4 * STEP, LE);
             // the five steps written out, nothing but Vector API calls (see InterleavedRows). A field's top bit
             // is moved to bit 15 and an arithmetic shift brings the field down, sign and all
             // step 0: values 0, 1, 2 of each lane, and bit 4 of value 15
-            w0 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 0 * STEP, LE);
-            w1 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 0 * STEP, LE);
+            w0 = a0;
+            w1 = b0;
             x0 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 0]).reinterpretShape(STEP_S, 0);
             x1 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 1]).reinterpretShape(STEP_S, 0);
             x2 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 2]).reinterpretShape(STEP_S, 0);
@@ -130,8 +139,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     .lanewise(ADD, w1.lanewise(ASHR, eleven).lanewise(MUL, x2));
             last1 = w1.lanewise(LSHL, fifteen).lanewise(ASHR, fifteen);
             // step 1: values 3, 4, 5 of each lane, and bit 3 of value 15
-            w0 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 1 * STEP, LE);
-            w1 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 1 * STEP, LE);
+            w0 = a1;
+            w1 = b1;
             x0 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 3]).reinterpretShape(STEP_S, 0);
             x1 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 4]).reinterpretShape(STEP_S, 0);
             x2 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 5]).reinterpretShape(STEP_S, 0);
@@ -142,8 +151,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     .lanewise(ADD, w1.lanewise(ASHR, eleven).lanewise(MUL, x2));
             last1 = last1.lanewise(ADD, last1).lanewise(ADD, w1.lanewise(AND, one));
             // step 2: values 6, 7, 8 of each lane, and bit 2 of value 15
-            w0 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 2 * STEP, LE);
-            w1 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 2 * STEP, LE);
+            w0 = a2;
+            w1 = b2;
             x0 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 6]).reinterpretShape(STEP_S, 0);
             x1 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 7]).reinterpretShape(STEP_S, 0);
             x2 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 8]).reinterpretShape(STEP_S, 0);
@@ -154,8 +163,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     .lanewise(ADD, w1.lanewise(ASHR, eleven).lanewise(MUL, x2));
             last1 = last1.lanewise(ADD, last1).lanewise(ADD, w1.lanewise(AND, one));
             // step 3: values 9, 10, 11 of each lane, and bit 1 of value 15
-            w0 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 3 * STEP, LE);
-            w1 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 3 * STEP, LE);
+            w0 = a3;
+            w1 = b3;
             x0 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 9]).reinterpretShape(STEP_S, 0);
             x1 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 10]).reinterpretShape(STEP_S, 0);
             x2 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 11]).reinterpretShape(STEP_S, 0);
@@ -166,8 +175,8 @@ public final class Q5_0Interleaved extends InterleavedRows {
                     .lanewise(ADD, w1.lanewise(ASHR, eleven).lanewise(MUL, x2));
             last1 = last1.lanewise(ADD, last1).lanewise(ADD, w1.lanewise(AND, one));
             // step 4: values 12, 13, 14 of each lane, and bit 0 of value 15
-            w0 = ShortVector.fromMemorySegment(STEP_S, data, steps0 + 4 * STEP, LE);
-            w1 = ShortVector.fromMemorySegment(STEP_S, data, steps1 + 4 * STEP, LE);
+            w0 = a4;
+            w1 = b4;
             x0 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 12]).reinterpretShape(STEP_S, 0);
             x1 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 13]).reinterpretShape(STEP_S, 0);
             x2 = (ShortVector) IntVector.broadcast(GROUP_I, pairs[p + 14]).reinterpretShape(STEP_S, 0);

@@ -4,7 +4,6 @@ import dev.inferd.engine.tensor.format.q4_k.Q4_KMatrix;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -53,8 +52,6 @@ import static jdk.incubator.vector.VectorOperators.SUB;
  * same {@link #dot} call, so a row's result does not depend on the batch around it.
  */
 public final class Q5_KInterleaved extends InterleavedRows {
-    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
-    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
     private static final int SUB_BLOCKS = 8;
     private static final int SUB_BLOCK = 32;
     private static final int STEPS = 6;

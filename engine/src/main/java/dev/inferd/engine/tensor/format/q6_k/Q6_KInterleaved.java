@@ -3,7 +3,6 @@ package dev.inferd.engine.tensor.format.q6_k;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -61,9 +60,6 @@ import static jdk.incubator.vector.VectorOperators.MUL;
  * call, so a row's result does not depend on the batch around it.
  */
 public final class Q6_KInterleaved extends InterleavedRows {
-    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
-    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
-    private static final Class<ShortVector> STEP_S_CLASS = VectorClasses.of(STEP_S);
     private static final int SUPER_BLOCK = 256;
     private static final int SUB_BLOCKS = 16;
     private static final int SUB_BLOCK = 16;

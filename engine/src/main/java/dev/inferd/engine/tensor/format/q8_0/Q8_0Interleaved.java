@@ -3,7 +3,6 @@ package dev.inferd.engine.tensor.format.q8_0;
 import dev.inferd.engine.tensor.product.InterleavedRows;
 import dev.inferd.engine.tensor.product.Q8Activations;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -43,9 +42,6 @@ import static jdk.incubator.vector.VectorOperators.S2I;
  * depend on the batch around it.
  */
 public final class Q8_0Interleaved extends InterleavedRows {
-    /** Vector classes to type the kernels' vectors exactly: see {@link VectorClasses}. */
-    private static final Class<FloatVector> GROUP_F_CLASS = VectorClasses.of(GROUP_F);
-    private static final Class<FloatVector> F8_CLASS = VectorClasses.of(F8);
     private static final int BLOCK = 32;
     private static final int STEPS = 16;
     /** Half a block's steps of one group: what the kernel reads of each group an iteration. */
@@ -174,12 +170,11 @@ public final class Q8_0Interleaved extends InterleavedRows {
             long pair = pairAt(group, firstBlock + k);
             // the row's among both groups
             var d = FloatVector.broadcast(F8, Float.float16ToFloat(data.get(SHORT, pair + SCALES_AT + (long) (row % ROWS_PER_PASS) * Short.BYTES)));
-            var first = rowBytes(stepAt(pair, 0, place), r);
-            var second = rowBytes(stepAt(pair, STEPS / 2, place), r);
-            F8_CLASS.cast(((FloatVector) first.convertShape(B2F, F8, 0)).lanewise(MUL, d)).intoArray(out, offset);
-            F8_CLASS.cast(((FloatVector) first.convertShape(B2F, F8, 1)).lanewise(MUL, d)).intoArray(out, offset + 8);
-            F8_CLASS.cast(((FloatVector) second.convertShape(B2F, F8, 0)).lanewise(MUL, d)).intoArray(out, offset + 16);
-            F8_CLASS.cast(((FloatVector) second.convertShape(B2F, F8, 1)).lanewise(MUL, d)).intoArray(out, offset + 24);
+            long first = stepAt(pair, 0, place), second = stepAt(pair, STEPS / 2, place);
+            for (int part = 0; part < 4; part++) {
+                var bytes = rowBytes(part < 2 ? first : second, r, part % 2);
+                F8_CLASS.cast(F8_CLASS.cast(bytes.convertShape(B2F, F8, 0)).lanewise(MUL, d)).intoArray(out, offset + 8 * part);
+            }
         }
     }
 }
