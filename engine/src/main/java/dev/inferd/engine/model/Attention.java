@@ -2,7 +2,6 @@ package dev.inferd.engine.model;
 
 import dev.inferd.engine.kvcache.KVCache;
 import dev.inferd.engine.tensor.vector.Lanes;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -38,9 +37,6 @@ final class Attention implements WorkerPool.Task {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
     /** The weighted sums of values: each output is one chain over the positions whatever the vector's width. */
     private static final VectorSpecies<Float> P = FloatVector.SPECIES_PREFERRED;
-    /** The species' vector classes, to type the kernels' vectors exactly: {@link VectorClasses}. */
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
-    private static final Class<FloatVector> P_CLASS = VectorClasses.of(P);
     /** Query heads a task takes together, each key and value row read once for them. */
     static final int HEADS = 4;
     /** Rows of one sequence a task takes together, each block widened once for them. */
@@ -271,7 +267,7 @@ final class Attention implements WorkerPool.Task {
         var a6 = FloatVector.zero(F);
         var a7 = FloatVector.zero(F);
         for (int i = 0; i < headDim; i += F.length()) {
-            var x = F_CLASS.cast(FloatVector.fromArray(F, q, qOff + i));
+            var x = FloatVector.fromArray(F, q, qOff + i);
             a0 = x.fma(FloatVector.fromArray(F, keys, kOff + i), a0);
             a1 = x.fma(FloatVector.fromArray(F, keys, k1 + i), a1);
             a2 = x.fma(FloatVector.fromArray(F, keys, k2 + i), a2);
@@ -281,14 +277,6 @@ final class Attention implements WorkerPool.Task {
             a6 = x.fma(FloatVector.fromArray(F, keys, k6 + i), a6);
             a7 = x.fma(FloatVector.fromArray(F, keys, k7 + i), a7);
         }
-        a0 = F_CLASS.cast(a0);
-        a1 = F_CLASS.cast(a1);
-        a2 = F_CLASS.cast(a2);
-        a3 = F_CLASS.cast(a3);
-        a4 = F_CLASS.cast(a4);
-        a5 = F_CLASS.cast(a5);
-        a6 = F_CLASS.cast(a6);
-        a7 = F_CLASS.cast(a7);
         // first fold, keys j and j + 4: [v0 + v4 .. v3 + v7] of each in one vector's halves
         var w04 = a0.blend(a4, HIGH_HALF).add(a4.blend(a0, HIGH_HALF).rearrange(SWAP_HALVES));
         var w15 = a1.blend(a5, HIGH_HALF).add(a5.blend(a1, HIGH_HALF).rearrange(SWAP_HALVES));
@@ -322,16 +310,16 @@ final class Attention implements WorkerPool.Task {
         for (int i = 0; i < headDim; i += F.length()) {
             var k = FloatVector.fromArray(F, keys, kOff + i);
             var l = FloatVector.fromArray(F, keys, k1 + i);
-            var x = F_CLASS.cast(FloatVector.fromArray(F, q, qOff + i));
+            var x = FloatVector.fromArray(F, q, qOff + i);
             a0 = x.fma(k, a0);
             b0 = x.fma(l, b0);
-            x = F_CLASS.cast(FloatVector.fromArray(F, q, q1 + i));
+            x = FloatVector.fromArray(F, q, q1 + i);
             a1 = x.fma(k, a1);
             b1 = x.fma(l, b1);
-            x = F_CLASS.cast(FloatVector.fromArray(F, q, q2 + i));
+            x = FloatVector.fromArray(F, q, q2 + i);
             a2 = x.fma(k, a2);
             b2 = x.fma(l, b2);
-            x = F_CLASS.cast(FloatVector.fromArray(F, q, q3 + i));
+            x = FloatVector.fromArray(F, q, q3 + i);
             a3 = x.fma(k, a3);
             b3 = x.fma(l, b3);
         }
@@ -374,8 +362,8 @@ final class Attention implements WorkerPool.Task {
         for (int j = 0; j < positions; j++) {
             int v = j * headDim + offset;
             int t = start + j;
-            var x = P_CLASS.cast(FloatVector.fromArray(P, values, v));
-            var y = P_CLASS.cast(FloatVector.fromArray(P, values, v + n));
+            var x = FloatVector.fromArray(P, values, v);
+            var y = FloatVector.fromArray(P, values, v + n);
             var p = FloatVector.broadcast(P, w0[t]);
             o0 = x.fma(p, o0);
             o1 = y.fma(p, o1);
@@ -389,14 +377,14 @@ final class Attention implements WorkerPool.Task {
             o6 = x.fma(p, o6);
             o7 = y.fma(p, o7);
         }
-        P_CLASS.cast(o0).intoArray(out, outOff);
-        P_CLASS.cast(o1).intoArray(out, outOff + n);
-        P_CLASS.cast(o2).intoArray(out, outOff + headDim);
-        P_CLASS.cast(o3).intoArray(out, outOff + headDim + n);
-        P_CLASS.cast(o4).intoArray(out, outOff + 2 * headDim);
-        P_CLASS.cast(o5).intoArray(out, outOff + 2 * headDim + n);
-        P_CLASS.cast(o6).intoArray(out, outOff + 3 * headDim);
-        P_CLASS.cast(o7).intoArray(out, outOff + 3 * headDim + n);
+        o0.intoArray(out, outOff);
+        o1.intoArray(out, outOff + n);
+        o2.intoArray(out, outOff + headDim);
+        o3.intoArray(out, outOff + headDim + n);
+        o4.intoArray(out, outOff + 2 * headDim);
+        o5.intoArray(out, outOff + 2 * headDim + n);
+        o6.intoArray(out, outOff + 3 * headDim);
+        o7.intoArray(out, outOff + 3 * headDim + n);
     }
 
     /** Query head {@code head} of activation row {@code row} alone: heads that no others share a task with. */
@@ -434,9 +422,9 @@ final class Attention implements WorkerPool.Task {
             for (; i + F.length() <= headDim; i += F.length()) {
                 var o = FloatVector.fromArray(F, out, qOff + i);
                 for (int j = 0; j < positions; j++) {
-                    o = F_CLASS.cast(FloatVector.fromArray(F, block, j * headDim + i)).fma(FloatVector.broadcast(F, scores[start + j]), o);
+                    o = FloatVector.fromArray(F, block, j * headDim + i).fma(FloatVector.broadcast(F, scores[start + j]), o);
                 }
-                F_CLASS.cast(o).intoArray(out, qOff + i);
+                o.intoArray(out, qOff + i);
             }
             for (; i < headDim; i++) {
                 float o = out[qOff + i];
@@ -464,23 +452,23 @@ final class Attention implements WorkerPool.Task {
         for (int j = 0; j < positions; j++) {
             var p = FloatVector.broadcast(F, weights[start + j]);
             int v = j * headDim + offset;
-            o0 = F_CLASS.cast(FloatVector.fromArray(F, values, v)).fma(p, o0);
-            o1 = F_CLASS.cast(FloatVector.fromArray(F, values, v + n)).fma(p, o1);
-            o2 = F_CLASS.cast(FloatVector.fromArray(F, values, v + 2 * n)).fma(p, o2);
-            o3 = F_CLASS.cast(FloatVector.fromArray(F, values, v + 3 * n)).fma(p, o3);
-            o4 = F_CLASS.cast(FloatVector.fromArray(F, values, v + 4 * n)).fma(p, o4);
-            o5 = F_CLASS.cast(FloatVector.fromArray(F, values, v + 5 * n)).fma(p, o5);
-            o6 = F_CLASS.cast(FloatVector.fromArray(F, values, v + 6 * n)).fma(p, o6);
-            o7 = F_CLASS.cast(FloatVector.fromArray(F, values, v + 7 * n)).fma(p, o7);
+            o0 = FloatVector.fromArray(F, values, v).fma(p, o0);
+            o1 = FloatVector.fromArray(F, values, v + n).fma(p, o1);
+            o2 = FloatVector.fromArray(F, values, v + 2 * n).fma(p, o2);
+            o3 = FloatVector.fromArray(F, values, v + 3 * n).fma(p, o3);
+            o4 = FloatVector.fromArray(F, values, v + 4 * n).fma(p, o4);
+            o5 = FloatVector.fromArray(F, values, v + 5 * n).fma(p, o5);
+            o6 = FloatVector.fromArray(F, values, v + 6 * n).fma(p, o6);
+            o7 = FloatVector.fromArray(F, values, v + 7 * n).fma(p, o7);
         }
-        F_CLASS.cast(o0).intoArray(out, outOff);
-        F_CLASS.cast(o1).intoArray(out, outOff + n);
-        F_CLASS.cast(o2).intoArray(out, outOff + 2 * n);
-        F_CLASS.cast(o3).intoArray(out, outOff + 3 * n);
-        F_CLASS.cast(o4).intoArray(out, outOff + 4 * n);
-        F_CLASS.cast(o5).intoArray(out, outOff + 5 * n);
-        F_CLASS.cast(o6).intoArray(out, outOff + 6 * n);
-        F_CLASS.cast(o7).intoArray(out, outOff + 7 * n);
+        o0.intoArray(out, outOff);
+        o1.intoArray(out, outOff + n);
+        o2.intoArray(out, outOff + 2 * n);
+        o3.intoArray(out, outOff + 3 * n);
+        o4.intoArray(out, outOff + 4 * n);
+        o5.intoArray(out, outOff + 5 * n);
+        o6.intoArray(out, outOff + 6 * n);
+        o7.intoArray(out, outOff + 7 * n);
     }
 
     /**
@@ -494,7 +482,7 @@ final class Attention implements WorkerPool.Task {
         var s2 = FloatVector.zero(F);
         var s3 = FloatVector.zero(F);
         for (int i = 0; i < n; i += F.length()) {
-            var x = F_CLASS.cast(FloatVector.fromArray(F, a, aOff + i));
+            var x = FloatVector.fromArray(F, a, aOff + i);
             s0 = x.fma(FloatVector.fromArray(F, b, bOff + i), s0);
             s1 = x.fma(FloatVector.fromArray(F, b, bOff + stride + i), s1);
             s2 = x.fma(FloatVector.fromArray(F, b, bOff + 2 * stride + i), s2);
@@ -513,7 +501,7 @@ final class Attention implements WorkerPool.Task {
         float sum = 0;
         if (bound > 0) {
             var acc = FloatVector.zero(F);
-            for (; i < bound; i += F.length()) acc = F_CLASS.cast(FloatVector.fromArray(F, a, aOff + i)).fma(FloatVector.fromArray(F, b, bOff + i), acc);
+            for (; i < bound; i += F.length()) acc = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), acc);
             sum = Lanes.sum(acc); // fixed order: the same bits whether or not the JIT compiled this
         }
         for (; i < n; i++) sum += a[aOff + i] * b[bOff + i];

@@ -1,7 +1,6 @@
 package dev.inferd.engine.model;
 
 import dev.inferd.engine.tensor.vector.Lanes;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -13,8 +12,6 @@ import jdk.incubator.vector.VectorSpecies;
  */
 final class SoftCap {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
-    /** The species' vector class, to type the vectors exactly: {@link VectorClasses}. */
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
 
     private SoftCap() {
     }
@@ -24,19 +21,15 @@ final class SoftCap {
         float inverse = 1f / cap;
         int i = from;
         for (int bound = from + F.loopBound(to - from); i < bound; i += F.length()) {
-            var x = F_CLASS.cast(FloatVector.fromArray(F, v, i)).mul(inverse);
-            F_CLASS.cast(F_CLASS.cast(tanh(x)).mul(cap)).intoArray(v, i);
+            tanh(FloatVector.fromArray(F, v, i).mul(inverse)).mul(cap).intoArray(v, i);
         }
         for (; i < to; i++) v[i] = cap * (float) Math.tanh(v[i] * inverse);
     }
 
     /** {@code tanh(x) = sign(x) (1 - e^(-2|x|)) / (1 + e^(-2|x|))}, whose exponent cannot overflow. */
     private static FloatVector tanh(FloatVector x) {
-        // every step's result typed exactly, as in Lanes.expNonPositive: inlined into a layer's forward, past C2's
-        // node budget
-        x = F_CLASS.cast(x);
-        var e = F_CLASS.cast(Lanes.expNonPositive(F_CLASS.cast(x.abs()).mul(-2f)));
-        var magnitude = F_CLASS.cast(F_CLASS.cast(F_CLASS.cast(e.neg()).add(1f)).div(e.add(1f)));
+        var e = Lanes.expNonPositive(x.abs().mul(-2f));
+        var magnitude = e.neg().add(1f).div(e.add(1f));
         return magnitude.blend(magnitude.neg(), x.compare(VectorOperators.LT, 0f));
     }
 
@@ -45,9 +38,9 @@ final class SoftCap {
         var sum = FloatVector.zero(F);
         int i = from;
         for (int bound = from + F.loopBound(to - from); i < bound; i += F.length()) {
-            var e = F_CLASS.cast(Lanes.expNonPositive(F_CLASS.cast(FloatVector.fromArray(F, v, i)).sub(max)));
+            var e = Lanes.expNonPositive(FloatVector.fromArray(F, v, i).sub(max));
             e.intoArray(v, i);
-            sum = F_CLASS.cast(sum).add(e);
+            sum = sum.add(e);
         }
         float total = Lanes.sum(sum);
         for (; i < to; i++) {

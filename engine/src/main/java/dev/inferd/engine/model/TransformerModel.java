@@ -6,7 +6,6 @@ import dev.inferd.engine.gguf.GGMLType;
 import dev.inferd.engine.gguf.GGUFFile;
 import dev.inferd.engine.tensor.copies.CopyStore;
 import dev.inferd.engine.tensor.vector.Lanes;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import dev.inferd.engine.tensor.WeightMatrix;
 import dev.inferd.engine.tensor.parallel.WorkerPool;
 import jdk.incubator.vector.FloatVector;
@@ -31,8 +30,6 @@ import java.util.Map;
  */
 public final class TransformerModel implements Model {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
-    /** The species' vector class, to type the vectors exactly: {@link VectorClasses}. */
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
     private final ModelConfig config;
     private final int maxBatch;
     private final WeightMatrix tokenEmbedding;
@@ -252,7 +249,7 @@ public final class TransformerModel implements Model {
         if (bound > 0) {
             var acc = FloatVector.zero(F);
             for (; i < bound; i += F.length()) {
-                var v = F_CLASS.cast(FloatVector.fromArray(F, in, inOff + i));
+                var v = FloatVector.fromArray(F, in, inOff + i);
                 acc = v.fma(v, acc);
             }
             sumSquares = Lanes.sum(acc);
@@ -264,7 +261,7 @@ public final class TransformerModel implements Model {
         float scale = (float) (1.0 / Math.sqrt((float) (sumSquares / dim) + config.rmsNormEps()));
         i = 0;
         for (; i < bound; i += F.length()) {
-            F_CLASS.cast(FloatVector.fromArray(F, in, inOff + i)).mul(scale).mul(FloatVector.fromArray(F, weight, i)).intoArray(out, outOff + i);
+            FloatVector.fromArray(F, in, inOff + i).mul(scale).mul(FloatVector.fromArray(F, weight, i)).intoArray(out, outOff + i);
         }
         for (; i < dim; i++) out[outOff + i] = in[inOff + i] * scale * weight[i];
     }
@@ -292,12 +289,11 @@ public final class TransformerModel implements Model {
     private static void swiglu(float[] gate, float[] up, int from, int to) {
         int i = from;
         for (int bound = from + F.loopBound(to - from); i < bound; i += F.length()) {
-            F_CLASS.cast(silu(FloatVector.fromArray(F, gate, i))).mul(FloatVector.fromArray(F, up, i)).intoArray(gate, i);
+            silu(FloatVector.fromArray(F, gate, i)).mul(FloatVector.fromArray(F, up, i)).intoArray(gate, i);
         }
         if (i < to) {
             var inRange = F.indexInRange(i, to);
-            F_CLASS.cast(silu(FloatVector.fromArray(F, gate, i, inRange))).mul(FloatVector.fromArray(F, up, i, inRange))
-                    .intoArray(gate, i, inRange);
+            silu(FloatVector.fromArray(F, gate, i, inRange)).mul(FloatVector.fromArray(F, up, i, inRange)).intoArray(gate, i, inRange);
         }
     }
 
@@ -327,8 +323,7 @@ public final class TransformerModel implements Model {
     }
 
     private static FloatVector silu(FloatVector g) {
-        g = F_CLASS.cast(g);
-        var e = F_CLASS.cast(Lanes.expNonPositive(g.abs().neg()));
+        var e = Lanes.expNonPositive(g.abs().neg());
         return g.mul(FloatVector.broadcast(F, 1f).blend(e, g.compare(VectorOperators.LT, 0f))).div(e.add(1f));
     }
 

@@ -1,7 +1,6 @@
 package dev.inferd.engine.sample;
 
 import dev.inferd.engine.tensor.vector.Lanes;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -18,8 +17,6 @@ import java.util.SplittableRandom;
  */
 public final class Sampler {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
-    /** The species' vector class, to type the vectors exactly: {@link VectorClasses}. */
-    private static final Class<FloatVector> F_CLASS = VectorClasses.of(F);
     private final SamplingParams params;
     private final SplittableRandom random;
     private final int[] generatedCounts;
@@ -94,11 +91,11 @@ public final class Sampler {
         int bound = F.loopBound(vocab);
         var maxLanes = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
         for (int i = 0; i < bound; i += F.length()) {
-            var v = F_CLASS.cast(FloatVector.fromArray(F, work, i)).mul(invTemp);
+            var v = FloatVector.fromArray(F, work, i).mul(invTemp);
             v.intoArray(work, i);
-            maxLanes = F_CLASS.cast(maxLanes).max(v);
+            maxLanes = maxLanes.max(v);
         }
-        float max = F_CLASS.cast(maxLanes).reduceLanes(VectorOperators.MAX); // exact whatever the order
+        float max = maxLanes.reduceLanes(VectorOperators.MAX); // exact whatever the order
         for (int i = bound; i < vocab; i++) {
             work[i] *= invTemp;
             if (work[i] > max) max = work[i];
