@@ -10,7 +10,9 @@ import jdk.incubator.vector.VectorSpecies;
  * ({@code fma}, {@code intoArray}, {@code lanewise} with a scalar) then dispatch on those methods' type profiles,
  * which every caller in the process fills with vectors of every shape it uses. Where a profile held two shapes,
  * C2 inlined both and boxed the vectors on every step of a loop, for the rest of the process. A cast to a constant
- * class is exact and folds away. Why and how it is checked: docs/engine.md, "Exact vector types".
+ * class is exact and folds away where C2 can prove the class (a load, a loop of such vectors, a reinterpretation to
+ * a named species); where it cannot, the cast is a real check on a boxed vector, so casts go only there. Why, and
+ * how the product kernels are checked: docs/engine.md, "Exact vector types".
  */
 public final class VectorClasses {
     private VectorClasses() {
