@@ -1,6 +1,6 @@
 package dev.inferd.engine.tensor.product;
 
-import static dev.inferd.engine.tensor.vector.Lanes.sum;
+import dev.inferd.engine.tensor.vector.VectorClasses;
 import static dev.inferd.engine.tensor.vector.Lanes.sum;
 import dev.inferd.engine.gguf.GGMLType;
 import jdk.incubator.vector.ByteVector;
@@ -31,6 +31,8 @@ public abstract class BlockMatrix extends FloatDotMatrix {
     /** F.length() bytes, widened lane by lane to F.length() ints. */
     public static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(F.length() * 8));
     public static final VectorSpecies<Integer> I = F.withLanes(int.class);
+    /** I's vector class, to type vectors exactly ({@link VectorClasses}). */
+    public static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     public static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
     public static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
     /** 0, 1, 2, ... per lane. */

@@ -21,7 +21,7 @@ public abstract class HalfMatrix extends FloatDotMatrix {
     public static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(F.length() * 16));
     public static final VectorSpecies<Integer> I = F.withLanes(int.class);
     /** I's vector class, to type vectors exactly ({@link VectorClasses}). */
-    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
+    public static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final ValueLayout.OfShort HALF = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 

@@ -47,12 +47,12 @@ public final class TiledProduct implements WorkerPool.Task {
     private static final int LANES = F.length();
     /**
      * The species' vector class: the kernels take each vector they load, and each accumulator that leaves their
-     * loop, through {@code VECTOR_CLASS.cast}, so that no Vector API call in them dispatches on a shared type profile
+     * loop, through {@code F_CLASS.cast}, so that no Vector API call in them dispatches on a shared type profile
      * ({@link VectorClasses}); without it, a product of 512 rows after ones of two and four ran boxed, 17 times slower for
      * good, in one run of twelve ({@code TiledProductStaysCompiledTest}). Not through a helper method: the kernel is
      * past C2's node budget for inlining one.
      */
-    private static final Class<FloatVector> VECTOR_CLASS = VectorClasses.of(F);
+    private static final Class<FloatVector> F_CLASS = MappedMatrix.F_CLASS;
     /** Weight rows per panel: two vectors. */
     public static final int WIDTH = 2 * LANES;
     /**
@@ -235,16 +235,16 @@ public final class TiledProduct implements WorkerPool.Task {
         var c2 = FloatVector.zero(F);
         var c3 = FloatVector.zero(F);
         for (int k = 0; k < cols; k++) {
-            var v = VECTOR_CLASS.cast(FloatVector.fromArray(F, columns, k * LANES));
+            var v = F_CLASS.cast(FloatVector.fromArray(F, columns, k * LANES));
             c0 = v.fma(FloatVector.broadcast(F, w[k]), c0);
             c1 = v.fma(FloatVector.broadcast(F, w[w1 + k]), c1);
             c2 = v.fma(FloatVector.broadcast(F, w[w2 + k]), c2);
             c3 = v.fma(FloatVector.broadcast(F, w[w3 + k]), c3);
         }
-        VECTOR_CLASS.cast(c0).intoArray(lanes, 0);
-        VECTOR_CLASS.cast(c1).intoArray(lanes, LANES);
-        VECTOR_CLASS.cast(c2).intoArray(lanes, 2 * LANES);
-        VECTOR_CLASS.cast(c3).intoArray(lanes, 3 * LANES);
+        F_CLASS.cast(c0).intoArray(lanes, 0);
+        F_CLASS.cast(c1).intoArray(lanes, LANES);
+        F_CLASS.cast(c2).intoArray(lanes, 2 * LANES);
+        F_CLASS.cast(c3).intoArray(lanes, 3 * LANES);
     }
 
     /** Panels {@code [from, to)} (weight rows {@code from * WIDTH ..}) with every prompt row. */
@@ -325,8 +325,8 @@ public final class TiledProduct implements WorkerPool.Task {
         var c110 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o11);
         var c111 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o11 + LANES);
         for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
-            var w0 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk));
-            var w1 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
+            var w0 = F_CLASS.cast(FloatVector.fromArray(F, panel, pk));
+            var w1 = F_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
             var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
@@ -364,30 +364,30 @@ public final class TiledProduct implements WorkerPool.Task {
             c110 = w0.fma(v, c110);
             c111 = w1.fma(v, c111);
         }
-        VECTOR_CLASS.cast(c00).intoArray(c, o0);
-        VECTOR_CLASS.cast(c01).intoArray(c, o0 + LANES);
-        VECTOR_CLASS.cast(c10).intoArray(c, o1);
-        VECTOR_CLASS.cast(c11).intoArray(c, o1 + LANES);
-        VECTOR_CLASS.cast(c20).intoArray(c, o2);
-        VECTOR_CLASS.cast(c21).intoArray(c, o2 + LANES);
-        VECTOR_CLASS.cast(c30).intoArray(c, o3);
-        VECTOR_CLASS.cast(c31).intoArray(c, o3 + LANES);
-        VECTOR_CLASS.cast(c40).intoArray(c, o4);
-        VECTOR_CLASS.cast(c41).intoArray(c, o4 + LANES);
-        VECTOR_CLASS.cast(c50).intoArray(c, o5);
-        VECTOR_CLASS.cast(c51).intoArray(c, o5 + LANES);
-        VECTOR_CLASS.cast(c60).intoArray(c, o6);
-        VECTOR_CLASS.cast(c61).intoArray(c, o6 + LANES);
-        VECTOR_CLASS.cast(c70).intoArray(c, o7);
-        VECTOR_CLASS.cast(c71).intoArray(c, o7 + LANES);
-        VECTOR_CLASS.cast(c80).intoArray(c, o8);
-        VECTOR_CLASS.cast(c81).intoArray(c, o8 + LANES);
-        VECTOR_CLASS.cast(c90).intoArray(c, o9);
-        VECTOR_CLASS.cast(c91).intoArray(c, o9 + LANES);
-        VECTOR_CLASS.cast(c100).intoArray(c, o10);
-        VECTOR_CLASS.cast(c101).intoArray(c, o10 + LANES);
-        VECTOR_CLASS.cast(c110).intoArray(c, o11);
-        VECTOR_CLASS.cast(c111).intoArray(c, o11 + LANES);
+        F_CLASS.cast(c00).intoArray(c, o0);
+        F_CLASS.cast(c01).intoArray(c, o0 + LANES);
+        F_CLASS.cast(c10).intoArray(c, o1);
+        F_CLASS.cast(c11).intoArray(c, o1 + LANES);
+        F_CLASS.cast(c20).intoArray(c, o2);
+        F_CLASS.cast(c21).intoArray(c, o2 + LANES);
+        F_CLASS.cast(c30).intoArray(c, o3);
+        F_CLASS.cast(c31).intoArray(c, o3 + LANES);
+        F_CLASS.cast(c40).intoArray(c, o4);
+        F_CLASS.cast(c41).intoArray(c, o4 + LANES);
+        F_CLASS.cast(c50).intoArray(c, o5);
+        F_CLASS.cast(c51).intoArray(c, o5 + LANES);
+        F_CLASS.cast(c60).intoArray(c, o6);
+        F_CLASS.cast(c61).intoArray(c, o6 + LANES);
+        F_CLASS.cast(c70).intoArray(c, o7);
+        F_CLASS.cast(c71).intoArray(c, o7 + LANES);
+        F_CLASS.cast(c80).intoArray(c, o8);
+        F_CLASS.cast(c81).intoArray(c, o8 + LANES);
+        F_CLASS.cast(c90).intoArray(c, o9);
+        F_CLASS.cast(c91).intoArray(c, o9 + LANES);
+        F_CLASS.cast(c100).intoArray(c, o10);
+        F_CLASS.cast(c101).intoArray(c, o10 + LANES);
+        F_CLASS.cast(c110).intoArray(c, o11);
+        F_CLASS.cast(c111).intoArray(c, o11 + LANES);
     }
 
 
@@ -407,8 +407,8 @@ public final class TiledProduct implements WorkerPool.Task {
         var c50 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5);
         var c51 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o5 + LANES);
         for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
-            var w0 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk));
-            var w1 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
+            var w0 = F_CLASS.cast(FloatVector.fromArray(F, panel, pk));
+            var w1 = F_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
             var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
@@ -428,18 +428,18 @@ public final class TiledProduct implements WorkerPool.Task {
             c50 = w0.fma(v, c50);
             c51 = w1.fma(v, c51);
         }
-        VECTOR_CLASS.cast(c00).intoArray(c, o0);
-        VECTOR_CLASS.cast(c01).intoArray(c, o0 + LANES);
-        VECTOR_CLASS.cast(c10).intoArray(c, o1);
-        VECTOR_CLASS.cast(c11).intoArray(c, o1 + LANES);
-        VECTOR_CLASS.cast(c20).intoArray(c, o2);
-        VECTOR_CLASS.cast(c21).intoArray(c, o2 + LANES);
-        VECTOR_CLASS.cast(c30).intoArray(c, o3);
-        VECTOR_CLASS.cast(c31).intoArray(c, o3 + LANES);
-        VECTOR_CLASS.cast(c40).intoArray(c, o4);
-        VECTOR_CLASS.cast(c41).intoArray(c, o4 + LANES);
-        VECTOR_CLASS.cast(c50).intoArray(c, o5);
-        VECTOR_CLASS.cast(c51).intoArray(c, o5 + LANES);
+        F_CLASS.cast(c00).intoArray(c, o0);
+        F_CLASS.cast(c01).intoArray(c, o0 + LANES);
+        F_CLASS.cast(c10).intoArray(c, o1);
+        F_CLASS.cast(c11).intoArray(c, o1 + LANES);
+        F_CLASS.cast(c20).intoArray(c, o2);
+        F_CLASS.cast(c21).intoArray(c, o2 + LANES);
+        F_CLASS.cast(c30).intoArray(c, o3);
+        F_CLASS.cast(c31).intoArray(c, o3 + LANES);
+        F_CLASS.cast(c40).intoArray(c, o4);
+        F_CLASS.cast(c41).intoArray(c, o4 + LANES);
+        F_CLASS.cast(c50).intoArray(c, o5);
+        F_CLASS.cast(c51).intoArray(c, o5 + LANES);
     }
 
 
@@ -455,8 +455,8 @@ public final class TiledProduct implements WorkerPool.Task {
         var c10 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1);
         var c11 = first ? FloatVector.zero(F) : FloatVector.fromArray(F, c, o1 + LANES);
         for (int k = 0, ak = aOffset, pk = 0; k < depth; k++, ak += ROWS, pk += WIDTH) {
-            var w0 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk));
-            var w1 = VECTOR_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
+            var w0 = F_CLASS.cast(FloatVector.fromArray(F, panel, pk));
+            var w1 = F_CLASS.cast(FloatVector.fromArray(F, panel, pk + LANES));
             var v = FloatVector.broadcast(F, a[ak]);
             c00 = w0.fma(v, c00);
             c01 = w1.fma(v, c01);
@@ -464,10 +464,10 @@ public final class TiledProduct implements WorkerPool.Task {
             c10 = w0.fma(v, c10);
             c11 = w1.fma(v, c11);
         }
-        VECTOR_CLASS.cast(c00).intoArray(c, o0);
-        VECTOR_CLASS.cast(c01).intoArray(c, o0 + LANES);
-        VECTOR_CLASS.cast(c10).intoArray(c, o1);
-        VECTOR_CLASS.cast(c11).intoArray(c, o1 + LANES);
+        F_CLASS.cast(c00).intoArray(c, o0);
+        F_CLASS.cast(c01).intoArray(c, o0 + LANES);
+        F_CLASS.cast(c10).intoArray(c, o1);
+        F_CLASS.cast(c11).intoArray(c, o1 + LANES);
     }
 
 

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>What ran before also decides what the Vector API's shared methods' type profiles hold: eight-lane vectors
  * stored by other code (here the prompt rows' rounding) made C2 dispatch the kernel's stores on both shapes, and
  * box its accumulators on every step, in one run of twelve. The kernels type their vectors exactly
- * ({@code TiledProduct.VECTOR_CLASS}), so that no Vector API call in them is dispatched on a profile.
+ * ({@code TiledProduct.F_CLASS}), so that no Vector API call in them is dispatched on a profile.
  */
 @Tag("jit")
 class TiledProductStaysCompiledTest {

@@ -2,7 +2,6 @@ package dev.inferd.engine.tensor.format.bf16;
 
 import dev.inferd.engine.tensor.product.HalfMatrix;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -11,8 +10,6 @@ import java.lang.foreign.MemorySegment;
 
 /** bfloat16 weights: the top half of a float, so widening is a shift. */
 public final class BF16Matrix extends HalfMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
 
     public BF16Matrix(int rows, int cols, MemorySegment data) {
         super(GGMLType.BF16, rows, cols, data);

@@ -2,7 +2,6 @@ package dev.inferd.engine.tensor.format.f16;
 
 import dev.inferd.engine.tensor.product.HalfMatrix;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -15,8 +14,6 @@ import java.lang.foreign.MemorySegment;
  * Infinities and NaNs are not preserved; they do not occur in usable weights.
  */
 public final class F16Matrix extends HalfMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final FloatVector EXPONENT_FIX = FloatVector.broadcast(F, 0x1p112f);
 
     public F16Matrix(int rows, int cols, MemorySegment data) {

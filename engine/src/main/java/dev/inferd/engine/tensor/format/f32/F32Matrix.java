@@ -1,7 +1,6 @@
 package dev.inferd.engine.tensor.format.f32;
 
 import static dev.inferd.engine.tensor.vector.Lanes.sum;
-import static dev.inferd.engine.tensor.vector.Lanes.sum;
 import dev.inferd.engine.tensor.vector.Lanes;
 import dev.inferd.engine.tensor.product.FloatDotMatrix;
 import dev.inferd.engine.tensor.product.MappedMatrix;

@@ -2,7 +2,6 @@ package dev.inferd.engine.tensor.format.q2_k;
 
 import dev.inferd.engine.tensor.product.BlockMatrix;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -16,8 +15,6 @@ import java.lang.foreign.MemorySegment;
  * d * scale * q - dmin * min.
  */
 public final class Q2_KMatrix extends BlockMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final int BLOCK_BYTES = 84;
 
     public Q2_KMatrix(int rows, int cols, MemorySegment data) {

@@ -2,7 +2,6 @@ package dev.inferd.engine.tensor.format.q3_k;
 
 import dev.inferd.engine.tensor.product.BlockMatrix;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -16,8 +15,6 @@ import java.lang.foreign.MemorySegment;
  * scale {@code 8n + 2j + l/16}; value = d * (scale - 32) * q.
  */
 public final class Q3_KMatrix extends BlockMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final int BLOCK_BYTES = 110;
 
     public Q3_KMatrix(int rows, int cols, MemorySegment data) {

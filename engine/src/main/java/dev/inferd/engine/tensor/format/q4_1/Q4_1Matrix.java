@@ -2,7 +2,6 @@ package dev.inferd.engine.tensor.format.q4_1;
 
 import dev.inferd.engine.tensor.product.BlockMatrix;
 import dev.inferd.engine.gguf.GGMLType;
-import dev.inferd.engine.tensor.vector.VectorClasses;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -14,8 +13,6 @@ import java.lang.foreign.MemorySegment;
  * of 4-bit {@code q} (low nibbles are values 0-15, high nibbles 16-31); value = q * d + m.
  */
 public final class Q4_1Matrix extends BlockMatrix {
-    /** Vector classes to type the vectors exactly: see {@link VectorClasses}. */
-    private static final Class<IntVector> I_CLASS = VectorClasses.of(I);
     private static final int BLOCK_BYTES = 20;
 
     public Q4_1Matrix(int rows, int cols, MemorySegment data) {
